@@ -1,0 +1,46 @@
+# `make demo` and `make test` set everything up themselves: a virtual environment in .venv, the Python
+# packages, and the Debian packages that off-screen rendering needs.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.lofkit-installed
+SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri
+export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
+
+.PHONY: demo test setup system-deps models tables bench clean
+
+demo: setup
+	$(BIN)/lofkit validate examples/tables/table-a.yaml
+	$(BIN)/lofkit info examples/quickstart.yaml
+	$(BIN)/lofkit distance examples/quickstart.yaml sniper hacker
+	$(BIN)/lofkit zoc examples/quickstart.yaml hacker
+
+test: setup
+	$(BIN)/python -m pytest
+
+setup: system-deps $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[render,dev]'
+	@touch $(STAMP)
+
+system-deps:
+	@command -v dpkg >/dev/null || exit 0; \
+	missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "lofkit needs these Debian packages: sudo apt-get install $$missing" >&2; exit 1; fi
+
+models: setup
+	$(BIN)/python terrain_models/make_models.py
+
+tables: setup
+	$(BIN)/python examples/tables/make_tables.py
+
+bench: setup
+	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

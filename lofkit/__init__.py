@@ -1,0 +1,47 @@
+"""lofkit: line-of-fire rulings for Infinity tabletop tables, in 3D.
+
+>>> import lofkit
+>>> scene = lofkit.load_scene("examples/basic.yaml")        # doctest: +SKIP
+>>> world = lofkit.World.from_scene(scene)                  # doctest: +SKIP
+>>> lofkit.distance(world, "fusilier", "alguacil").to_dict()  # doctest: +SKIP
+"""
+
+from .errors import LofkitError, Problem, SceneError, UnknownTrooperError
+from .loading import load_scene, scene_from_data
+from .measure import base_contact, base_distance, in_arc, in_front_arc, in_zoc, range_band
+from .queries import distance, info, zoc
+from .results import DistanceResult, SceneInfo, Validation, ZocResult
+from .scene import Scene
+from .schema import scene_schema
+from .units import INCH, parse_length
+from .validation import validate_file
+from .world import Volumes, World
+
+__all__ = [
+    "INCH",
+    "DistanceResult",
+    "LofkitError",
+    "Problem",
+    "Scene",
+    "SceneError",
+    "SceneInfo",
+    "UnknownTrooperError",
+    "Validation",
+    "Volumes",
+    "World",
+    "ZocResult",
+    "base_contact",
+    "base_distance",
+    "distance",
+    "in_arc",
+    "in_front_arc",
+    "in_zoc",
+    "info",
+    "load_scene",
+    "parse_length",
+    "range_band",
+    "scene_from_data",
+    "scene_schema",
+    "validate_file",
+    "zoc",
+]

@@ -1,0 +1,50 @@
+"""Trooper volumes from silhouettes.
+
+Rule (RULES.md, Volumes and silhouettes): "A trooper's volume is a closed vertical cylinder: diameter = base size,
+height = silhouette height, bottom face at the trooper's elevation z."
+"""
+
+from __future__ import annotations
+
+SILHOUETTES: dict[int, tuple[float, float]] = {
+    1: (25.0, 25.0),
+    2: (25.0, 40.0),
+    3: (40.0, 32.0),
+    4: (55.0, 32.0),
+    5: (40.0, 45.0),
+    6: (40.0, 55.0),
+    7: (55.0, 67.0),
+    8: (70.0, 70.0),
+}
+"""Silhouette -> (base diameter, height) in mm."""
+
+PRONE_HEIGHT = 3.0
+"""S0: "Prone: the silhouette becomes S0: same base, height 3 mm (the base's own thickness)."""
+
+MARKER_SILHOUETTE = 2
+""""Markers ... have a volume (default 25 mm base, S2 height unless given)."""
+
+
+def volume_size(
+    silhouette: int | None,
+    base: float | None,
+    height: float | None,
+    *,
+    prone: bool = False,
+    marker: bool = False,
+) -> tuple[float, float]:
+    """Return (base diameter, height) in mm of a trooper's volume cylinder.
+
+    Overrides of `base`/`height` win over the silhouette table; a prone trooper is S0 (3 mm tall).
+
+    >>> volume_size(2, None, None), volume_size(2, None, None, prone=True), volume_size(None, None, None, marker=True)
+    ((25.0, 40.0), (25.0, 3.0), (25.0, 40.0))
+    """
+    if silhouette is None and marker:
+        silhouette = MARKER_SILHOUETTE
+    table_base, table_height = SILHOUETTES.get(silhouette, (None, None)) if silhouette is not None else (None, None)
+    diameter = base if base is not None else table_base
+    tall = height if height is not None else table_height
+    if diameter is None or tall is None:
+        raise ValueError("give a silhouette (1..8) or both base and height")
+    return float(diameter), PRONE_HEIGHT if prone else float(tall)

@@ -1,0 +1,113 @@
+"""Terrain pieces as triangle meshes placed in table coordinates (mm, z up).
+
+Every piece is built in its own frame, then scaled, rotated about z by `rotation` (degrees, counter-clockwise)
+and moved to `position`: boxes and cylinders have the centre of their bottom face at their origin, a prism's
+polygon and a wall's `from`/`to` are written in that frame, a mesh file keeps its own origin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import shapely
+import trimesh
+
+from .errors import Problem
+from .scene import Scene, Terrain
+from .units import MM_PER_UNIT
+
+MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf")
+CYLINDER_SECTIONS = 64
+_GLTF = (".glb", ".gltf")
+
+
+@dataclass(frozen=True, eq=False)
+class Piece:
+    """A terrain piece compiled for queries: its placed mesh and what it does to sight."""
+
+    id: str
+    kind: str
+    blocks_lof: bool
+    mesh: trimesh.Trimesh
+
+    @property
+    def solid(self) -> bool:
+        """Solid scenery supports bases and can grant cover; visibility zones do neither."""
+        return self.kind == "solid"
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return self.mesh.bounds
+
+
+class MeshFileError(ValueError):
+    """A mesh file that is missing, unreadable or empty."""
+
+
+def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = None) -> trimesh.Trimesh:
+    """Load a mesh file as one triangle mesh in mm, z up (glTF defaults: metres, y up)."""
+    suffix = path.suffix.lower()
+    if suffix not in MESH_SUFFIXES:
+        raise MeshFileError(f"'{path}' is not a supported mesh file; use one of {', '.join(MESH_SUFFIXES)}")
+    if not path.is_file():
+        raise MeshFileError(f"mesh file '{path}' not found (paths are relative to the scene file's folder)")
+    try:
+        mesh = trimesh.load(str(path), force="mesh", process=True)
+    except Exception as exc:  # trimesh raises many types for unreadable files
+        raise MeshFileError(f"cannot read '{path}' as a mesh: {exc}") from None
+    if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
+        raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
+    mesh = trimesh.Trimesh(vertices=mesh.vertices.copy(), faces=mesh.faces.copy(), process=False)
+    up = up_axis or ("y" if suffix in _GLTF else "z")
+    if up == "y":  # (x, y, z) with y up -> (x, -z, y) with z up
+        mesh.apply_transform(trimesh.transformations.rotation_matrix(np.pi / 2, [1, 0, 0]))
+    mesh.apply_scale(MM_PER_UNIT[units or ("m" if suffix in _GLTF else "mm")])
+    return mesh
+
+
+def local_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
+    """The piece's mesh in its own frame, before scale, rotation and position."""
+    if terrain.box is not None:
+        mesh = trimesh.creation.box(extents=terrain.box.size)
+        mesh.apply_translation((0, 0, terrain.box.size[2] / 2))
+    elif terrain.cylinder is not None:
+        c = terrain.cylinder
+        mesh = trimesh.creation.cylinder(radius=c.diameter / 2, height=c.height, sections=CYLINDER_SECTIONS)
+        mesh.apply_translation((0, 0, c.height / 2))
+    elif terrain.wall is not None:
+        w = terrain.wall
+        (x0, y0), (x1, y1) = w.start, w.to
+        centreline = shapely.LineString([(x0, y0), (x1, y1)])
+        footprint = centreline.buffer(w.thickness / 2, cap_style="flat")
+        mesh = trimesh.creation.extrude_polygon(footprint, w.height)
+    elif terrain.prism is not None:
+        mesh = trimesh.creation.extrude_polygon(shapely.Polygon(terrain.prism.polygon), terrain.prism.height)
+    else:
+        mesh = load_mesh_file(scene.resolve(terrain.mesh), terrain.mesh_units, terrain.up_axis)
+    return mesh
+
+
+def placed_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
+    """The piece's mesh in table coordinates: scale, then rotate about z, then move to `position`."""
+    mesh = local_mesh(terrain, scene)
+    scale = np.broadcast_to(np.asarray(terrain.scale, dtype=float), (3,))
+    transform = trimesh.transformations.rotation_matrix(np.radians(terrain.rotation), [0, 0, 1])
+    transform[:3, :3] = transform[:3, :3] @ np.diag(scale)
+    transform[:3, 3] = terrain.position
+    mesh.apply_transform(transform)
+    return mesh
+
+
+def build_pieces(scene: Scene) -> tuple[list[Piece], list[Problem]]:
+    """Compile every terrain piece; mesh-file problems are collected with their place in the scene."""
+    pieces, problems = [], []
+    for i, terrain in enumerate(scene.terrain):
+        try:
+            mesh = placed_mesh(terrain, scene)
+        except MeshFileError as exc:
+            problems.append(Problem(f"terrain[{i}].mesh", str(exc)))
+            continue
+        pieces.append(Piece(terrain.id, terrain.kind, terrain.blocks, mesh))
+    return pieces, problems

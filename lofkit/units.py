@@ -1,0 +1,54 @@
+"""Lengths and angles: every length becomes float64 millimetres.
+
+Rule (RULES.md, Units and frames): "Every length in a scene file may be a number (in the scene's `units`,
+default `mm`) or a string with a unit: `"8in"`, `"8\\""`, `"25mm"`, `"2.5cm"`." 1 inch = 25.4 mm exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+INCH = 25.4
+"""Millimetres per inch, exactly."""
+
+EPS = 1e-6
+"""Tolerance for comparing lengths (mm) and angles (degrees); RULES.md: never `==` on floats."""
+
+MM_PER_UNIT = {"mm": 1.0, "cm": 10.0, "in": INCH, '"': INCH, "m": 1000.0}
+SCENE_UNITS = ("mm", "cm", "in")
+
+_LENGTH = re.compile(r'^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(mm|cm|in|"|)\s*$')
+
+
+def parse_length(value: object, unit: str = "mm") -> float:
+    """Return `value` in millimetres; a bare number is in `unit`.
+
+    >>> parse_length("8in"), parse_length('8"'), parse_length("2.5cm"), parse_length(2, "in")
+    (203.2, 203.2, 25.0, 50.8)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"expected a length like 25, \"25mm\", \"2.5cm\" or \"8in\", got {value!r}")
+    if isinstance(value, str):
+        match = _LENGTH.match(value)
+        if not match:
+            raise ValueError(f"'{value}' is not a length; write it like 25, \"25mm\", \"2.5cm\" or \"8in\"")
+        number, written_unit = float(match.group(1)), match.group(2) or unit
+    else:
+        number, written_unit = float(value), unit
+    if not math.isfinite(number):
+        raise ValueError(f"{value!r} is not a finite number")
+    return number * MM_PER_UNIT[written_unit]
+
+
+def parse_angle(value: object) -> float:
+    """Return a finite angle in degrees (counter-clockwise from +x)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected an angle in degrees, got {value!r}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"{value!r} is not a finite number")
+    return float(value)
+
+
+def to_inches(mm: float) -> float:
+    return mm / INCH

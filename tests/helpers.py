@@ -1,0 +1,31 @@
+"""Helpers for tests: build scenes from plain dicts and write scene files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from lofkit import World, scene_from_data
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def trooper(trooper_id: str, x: float, y: float, **fields) -> dict:
+    """A blue S2 trooper facing +y unless told otherwise."""
+    return {"id": trooper_id, "side": "blue", "silhouette": 2, "position": [x, y], "facing": 90, **fields}
+
+
+def scene_data(troopers=(), terrain=(), **fields) -> dict:
+    return {"lofkit": 1, "terrain": list(terrain), "troopers": list(troopers), **fields}
+
+
+def build_world(troopers=(), terrain=(), **fields) -> World:
+    return World.from_scene(scene_from_data(scene_data(troopers, terrain, **fields)))
+
+
+def write_scene(folder: Path, data: dict, name: str = "scene.yaml") -> Path:
+    path = folder / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+

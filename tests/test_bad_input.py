@@ -1,0 +1,142 @@
+"""SCENE_FORMAT.md "Rules for bad input": every problem names the file and the place, exit status 2, no traceback."""
+
+import subprocess
+import sys
+
+import pytest
+import trimesh
+
+from tests.helpers import scene_data, trooper, write_scene
+
+BOX = {"id": "box", "box": {"size": [50, 50, 50]}, "position": [600, 600, 0]}
+
+
+def _mesh_piece(path: str) -> dict:
+    return {"id": "piece", "mesh": path, "position": [600, 600, 0]}
+
+
+CASES = {
+    "unknown key": (scene_data([trooper("a", 100, 100)], colour="red"), "colour", "unknown key 'colour'"),
+    "unknown nested key": (scene_data([trooper("a", 100, 100, colour="red")]), "troopers[0].colour", "unknown key"),
+    "duplicate id": (
+        scene_data([trooper("a", 100, 100), trooper("a", 200, 100)]),
+        "troopers[1].id",
+        "duplicate id 'a'",
+    ),
+    "duplicate id across terrain and troopers": (
+        scene_data([trooper("box", 100, 100)], [BOX]),
+        "troopers[0].id",
+        "duplicate id 'box'",
+    ),
+    "silhouette 9": (scene_data([trooper("a", 100, 100, silhouette=9)]), "troopers[0].silhouette", "silhouette 9"),
+    "NaN": (scene_data([trooper("a", 100, float("nan"))]), "troopers[0].position[1]", "not a finite number"),
+    "infinite height": (
+        scene_data([], [{"id": "w", "box": {"size": [10, 10, float("inf")]}}]),
+        "terrain[0].box.size[2]",
+        "not a finite number",
+    ),
+    "base off the table": (scene_data([trooper("a", 5, 600)]), "troopers[0].position", "past the table edge"),
+    "missing mesh": (scene_data([], [_mesh_piece("nowhere.stl")]), "terrain[0].mesh", "not found"),
+    "not a mesh": (scene_data([], [_mesh_piece("garbage.stl")]), "terrain[0].mesh", "no faces"),
+    "empty mesh": (scene_data([], [_mesh_piece("empty.obj")]), "terrain[0].mesh", "no faces"),
+    "unsupported mesh format": (scene_data([], [_mesh_piece("model.dae")]), "terrain[0].mesh", "not a supported"),
+    "two shapes": (
+        scene_data([], [{"id": "w", "box": {"size": [1, 1, 1]}, "cylinder": {"diameter": 1, "height": 1}}]),
+        "terrain[0]",
+        "exactly one shape",
+    ),
+    "bad unit": (scene_data([trooper("a", "10ft", 100)]), "troopers[0].position[0]", "not a length"),
+    "facing_towards unknown": (
+        scene_data([trooper("a", 100, 100, facing=None, facing_towards="ghost")]),
+        "troopers[0].facing_towards",
+        "'ghost'",
+    ),
+    "missing version": ({"troopers": []}, "lofkit", "required"),
+    "unknown state": (scene_data([trooper("a", 100, 100, state=["flying"])]), "troopers[0].state[0]", "moving"),
+}
+
+
+@pytest.fixture
+def scene_folder(tmp_path):
+    (tmp_path / "garbage.stl").write_text("this is not a mesh, it is a shopping list\n")
+    (tmp_path / "empty.obj").write_text("# an OBJ file with nothing in it\n")
+    (tmp_path / "model.dae").write_text("<COLLADA/>")
+    return tmp_path
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("command", ["validate", "info"])
+def test_bad_input_names_file_and_place(case, command, scene_folder, run_cli):
+    data, where, message = CASES[case]
+    path = write_scene(scene_folder, data, "table.yaml")
+    result = run_cli(command, path)
+    assert result.exit_code == 2, result.output
+    assert f"table.yaml: {where}: " in result.stderr and message in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_validate_json_lists_errors_with_place(scene_folder, run_cli):
+    import json
+
+    path = write_scene(scene_folder, scene_data([trooper("a", 100, 100, silhouette=9), trooper("a", 5, 5)]))
+    result = run_cli("validate", path, "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 2 and report["ok"] is False
+    assert {e["where"] for e in report["errors"]} == {"troopers[0].silhouette"}
+
+
+def test_several_problems_are_reported_together(scene_folder, run_cli):
+    path = write_scene(scene_folder, scene_data([trooper("a", 5, 100), trooper("a", 100, 100)]))
+    result = run_cli("validate", path)
+    assert "troopers[1].id" in result.stderr and "troopers[0].position" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "where"),
+    [
+        ("lofkit: 1\ntroopers: [\n", "broken.yaml", "line"),
+        ('{"lofkit": 1,', "broken.json", "line 1"),
+        ("lofkit = \n", "broken.toml", "(file)"),
+        ("- just\n- a list\n", "list.yaml", "(top)"),
+        ("lofkit: 1\n", "scene.txt", "unknown extension"),
+    ],
+)
+def test_unreadable_files(tmp_path, run_cli, text, name, where):
+    (tmp_path / name).write_text(text)
+    result = run_cli("validate", tmp_path / name)
+    assert result.exit_code == 2 and name in result.stderr and where in result.stderr
+
+
+def test_missing_scene_file(tmp_path, run_cli):
+    result = run_cli("info", tmp_path / "nope.yaml")
+    assert result.exit_code == 2 and "nope.yaml" in result.stderr and "not found" in result.stderr
+
+
+def test_unknown_trooper_id(tmp_path, run_cli):
+    path = write_scene(tmp_path, scene_data([trooper("a", 100, 100), trooper("b", 200, 100)]))
+    result = run_cli("distance", path, "a", "zed")
+    assert result.exit_code == 2 and "'zed'" in result.stderr and "known ids: a, b" in result.stderr
+
+
+def test_real_process_exit_status_and_no_traceback(tmp_path):
+    path = write_scene(tmp_path, scene_data([trooper("a", 100, 100, silhouette=9)]))
+    done = subprocess.run(
+        [sys.executable, "-m", "lofkit", "distance", str(path), "a", "a", "--json"], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "scene.yaml: troopers[0].silhouette: unknown silhouette 9" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_users_file_is_never_written(tmp_path, run_cli):
+    path = write_scene(tmp_path, scene_data([trooper("a", 5, 100)]))
+    before = path.read_bytes()
+    for command in ("validate", "info"):
+        run_cli(command, path)
+    assert path.read_bytes() == before
+
+
+def test_mesh_that_loads_is_fine(tmp_path, run_cli):
+    trimesh.creation.box((40, 40, 40)).export(tmp_path / "ok.stl")
+    path = write_scene(tmp_path, scene_data([], [_mesh_piece("ok.stl")]))
+    assert run_cli("validate", path).exit_code == 0

@@ -1,0 +1,182 @@
+"""RULES.md sections Volumes, Distances and measurement, Zone of Control, and LoF point 1 (the arc)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lofkit import INCH, base_contact, base_distance, distance, in_arc, in_front_arc, in_zoc, range_band, zoc
+from tests.helpers import build_world, trooper
+
+EIGHT = 8 * INCH  # 203.2 mm
+S2_RADIUS = 12.5
+
+
+# --- Volumes and silhouettes -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("silhouette", "base", "height"),
+    [(1, 25, 25), (2, 25, 40), (3, 40, 32), (4, 55, 32), (5, 40, 45), (6, 40, 55), (7, 55, 67), (8, 70, 70)],
+)
+def test_silhouette_table_gives_volume_cylinders(silhouette, base, height):
+    world = build_world([trooper("a", 500, 500, silhouette=silhouette)])
+    assert world.troopers.radius[0] * 2 == base and world.troopers.height[0] == height
+
+
+def test_prone_is_s0_same_base_three_mm():
+    world = build_world([trooper("a", 500, 500, silhouette=7, state=["prone"])])
+    assert (world.troopers.radius[0] * 2, world.troopers.height[0]) == (55, 3)
+
+
+def test_overrides_and_marker_defaults():
+    world = build_world(
+        [
+            trooper("odd", 500, 500, silhouette=3, base=50),
+            trooper("custom", 600, 500, silhouette=None, base=32, height=44),
+            {"id": "camo", "side": "red", "marker": True, "position": [700, 500]},
+        ]
+    )
+    assert (world.troopers.radius * 2).tolist() == [50, 32, 25]
+    assert world.troopers.height.tolist() == [32, 44, 40]
+
+
+# --- Distances ---------------------------------------------------------------------------------------------------
+
+
+def test_distance_is_base_to_base_with_elevation():
+    """sqrt(max(0, d_xy - r_a - r_b)^2 + dz^2): a 75 mm gap and a 100 mm climb are 125 mm apart."""
+    world = build_world([trooper("a", 500, 500), trooper("b", 600, 500, z=100)])
+    assert math.isclose(distance(world, "a", "b").distance_mm, 125.0)
+
+
+def test_overlapping_footprints_at_different_heights_measure_the_climb():
+    world = build_world([trooper("a", 500, 500), trooper("b", 510, 500, z=60)])
+    assert math.isclose(distance(world, "a", "b").distance_mm, 60.0)
+
+
+def test_eight_inches_is_reported_in_inches():
+    world = build_world([trooper("a", 500, 500), trooper("b", 500 + 25 + EIGHT, 500)])
+    result = distance(world, "a", "b").to_dict()
+    assert math.isclose(result["distance_in"], 8.0) and result["range_band"] == "0-8in"
+
+
+@pytest.mark.parametrize(("gap", "contact"), [(0.0, True), (0.5, True), (0.51, False), (-3.0, True)])
+def test_base_contact_within_tolerance(gap, contact):
+    world = build_world([trooper("a", 500, 500), trooper("b", 525 + gap, 500)])
+    assert distance(world, "a", "b").base_contact is contact
+
+
+def test_base_contact_tolerance_is_a_scene_setting():
+    world = build_world([trooper("a", 500, 500), trooper("b", 525.9, 500)], base_contact_tolerance="1mm")
+    assert distance(world, "a", "b").base_contact
+
+
+@pytest.mark.parametrize(
+    ("mm", "band"),
+    [
+        (0.0, "0-8in"),
+        (EIGHT, "0-8in"),
+        (EIGHT + 0.01, "8-16in"),
+        (2 * EIGHT, "8-16in"),
+        (2 * EIGHT + 0.01, "16-24in"),
+        (96 * INCH, "88-96in"),
+        (96 * INCH + 0.01, "over 96in"),
+    ],
+)
+def test_range_band_boundary_belongs_to_the_shorter_band(mm, band):
+    assert str(range_band(mm)[1]) == band
+
+
+def test_measurements_are_vectorised():
+    world = build_world([trooper(f"t{i}", 100 + 60 * i, 500) for i in range(5)])
+    a, b = np.array([0, 0, 1, 4]), np.array([1, 4, 3, 0])
+    d = base_distance(world.troopers, a, b)
+    assert np.allclose(d, [35, 215, 95, 215]) and d.shape == (4,)
+    assert base_contact(world.troopers, a, b, 0.5).tolist() == [False] * 4
+
+
+# --- Arc ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "inside"),
+    [
+        (500, 700, True),  # straight ahead
+        (700, 500, True),  # exactly 90 degrees off the facing (right)
+        (300, 500, True),  # exactly 90 degrees off the facing (left)
+        (700, 500 - S2_RADIUS, True),  # behind, but the base touches the plane: partial counts, closed half-space
+        (700, 500 - S2_RADIUS - 0.01, False),  # 0.01 mm further back
+        (500, 300, False),  # straight behind
+    ],
+)
+def test_front_arc_is_a_closed_half_space(x, y, inside):
+    world = build_world([trooper("a", 500, 500, facing=90), trooper("b", x, y)])
+    assert bool(in_front_arc(world.troopers, 0, 1)) is inside
+
+
+def test_arc_is_360_when_moving_or_engaged():
+    world = build_world(
+        [
+            trooper("mover", 500, 500, facing=90, state=["moving"]),
+            trooper("fighter", 800, 500, facing=90, state=["engaged"]),
+            trooper("still", 600, 500, facing=90),
+            trooper("behind", 650, 300),
+        ]
+    )
+    assert in_arc(world.troopers, [0, 1, 2], [3, 3, 3]).tolist() == [True, True, False]
+
+
+def test_arc_follows_facing_towards():
+    world = build_world([trooper("a", 500, 500, facing=None, facing_towards=[500, 400]), trooper("b", 500, 300)])
+    assert math.isclose(world.troopers.facing[0], -90) and in_front_arc(world.troopers, 0, 1)
+
+
+# --- Zone of Control ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("extra", "inside"), [(0.0, True), (0.01, False), (-5.0, True)])
+def test_zoc_horizontal_edge_at_exactly_eight_inches(extra, inside):
+    """Inside when any part of the base disc is inside radius r_a + 8": edge-to-edge gap of exactly 8" counts."""
+    world = build_world([trooper("a", 300, 500), trooper("b", 300 + 2 * S2_RADIUS + EIGHT + extra, 500)])
+    assert bool(in_zoc(world.troopers, 0, 1)) is inside
+    assert zoc(world, "a").inside_zoc_of_a == (("b",) if inside else ())
+
+
+@pytest.mark.parametrize(("z", "inside"), [(40 + EIGHT, True), (40 + EIGHT + 0.01, False)])
+def test_zoc_reaches_eight_inches_above_the_silhouette_top(z, inside):
+    world = build_world([trooper("a", 500, 500), trooper("b", 500, 500, z=z)])
+    assert bool(in_zoc(world.troopers, 0, 1)) is inside
+
+
+@pytest.mark.parametrize(("z", "inside"), [(300 - EIGHT, True), (300 - EIGHT - 0.01, False)])
+def test_zoc_reaches_eight_inches_below_the_base(z, inside):
+    world = build_world([trooper("a", 500, 500, z=300), trooper("b", 500, 500, z=z)])
+    assert bool(in_zoc(world.troopers, 0, 1)) is inside
+
+
+def test_zoc_both_ways_differs_with_base_size_and_height():
+    """A TAG's taller silhouette reaches higher: b on a roof is in the TAG's ZoC, the TAG is not in b's."""
+    tag_top = 67
+    world = build_world(
+        [trooper("tag", 500, 500, silhouette=7, side="red"), trooper("b", 500, 500, z=tag_top + EIGHT - 1)]
+    )
+    relation = zoc(world, "tag")
+    assert relation.inside_zoc_of_a == ("b",) and relation.a_inside_zoc_of == ()
+    assert zoc(world, "b").a_inside_zoc_of == ("tag",)
+
+
+def test_prone_trooper_zoc_uses_s0_height():
+    world = build_world([trooper("a", 500, 500, state=["prone"]), trooper("b", 500, 500, z=3 + EIGHT + 1)])
+    assert not in_zoc(world.troopers, 0, 1)
+
+
+def test_zoc_query_uses_the_broad_phase_and_agrees_with_brute_force():
+    rng = np.random.default_rng(7)
+    xy = rng.uniform(30, 1190, size=(60, 2))
+    world = build_world([trooper(f"t{i}", x, y, z=float(rng.uniform(0, 300))) for i, (x, y) in enumerate(xy)])
+    v = world.troopers
+    for i in range(0, 60, 7):
+        others = np.arange(60)
+        brute = {v.ids[k] for k in others[in_zoc(v, i, others)]}
+        assert set(zoc(world, v.ids[i]).inside_zoc_of_a) == brute

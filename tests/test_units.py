@@ -1,0 +1,42 @@
+"""RULES.md, Units and frames: lengths in mm, 1 inch = 25.4 mm, strings carry their unit."""
+
+import math
+
+import pytest
+
+from lofkit import parse_length
+from tests.helpers import build_world, trooper
+
+
+@pytest.mark.parametrize(
+    ("written", "unit", "mm"),
+    [
+        ("8in", "mm", 203.2),
+        ('8"', "mm", 203.2),
+        ("25mm", "in", 25.0),
+        ("2.5cm", "mm", 25.0),
+        (" 2.5 cm ", "mm", 25.0),
+        (8, "in", 203.2),
+        (2.5, "cm", 25.0),
+        ("12", "in", 304.8),
+        ("-3mm", "mm", -3.0),
+        ("1e2mm", "in", 100.0),
+    ],
+)
+def test_lengths_become_millimetres(written, unit, mm):
+    assert math.isclose(parse_length(written, unit), mm, abs_tol=1e-9)
+
+
+@pytest.mark.parametrize("bad", ["8 feet", "in", "", True, None, [1], float("nan"), float("inf"), "nan"])
+def test_bad_lengths_are_refused(bad):
+    with pytest.raises(ValueError):
+        parse_length(bad)
+
+
+def test_scene_units_apply_to_bare_numbers_only():
+    world = build_world(
+        [trooper("a", 10, 20), trooper("b", "100mm", "20in", z="1cm")],
+        units="in",
+    )
+    assert world.troopers.centre.tolist() == [[254.0, 508.0], [100.0, 508.0]]
+    assert world.troopers.z.tolist() == [0.0, 10.0]
