@@ -1,0 +1,83 @@
+"""CLI.md: validate, info, distance, zoc, schema; `--json` prints exactly the result's `to_dict()`."""
+
+import json
+
+import pytest
+
+from lofkit import World, distance, info, load_scene, zoc
+from tests.helpers import REPO, scene_data, trooper, write_scene
+
+EXAMPLES = sorted(p.relative_to(REPO) for p in (REPO / "examples").rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("scene", EXAMPLES, ids=str)
+def test_validate_and_info_run_clean_on_every_example(scene, run_cli):
+    validated = run_cli("validate", REPO / scene, "--json")
+    assert validated.exit_code == 0, validated.stderr
+    report = json.loads(validated.stdout)
+    assert report["ok"] and report["errors"] == [] and report["warnings"] == []
+    shown = run_cli("info", REPO / scene)
+    assert shown.exit_code == 0 and shown.stderr == ""
+
+
+def test_examples_include_two_full_tables():
+    for name in ("table-a.yaml", "table-b.yaml"):
+        world = World.from_scene(load_scene(REPO / "examples" / "tables" / name))
+        sides = [s for s in world.troopers.sides if s]
+        assert len(world.pieces) >= 25 and len(world.scene.deployment_zones) == 2
+        assert min(sides.count(side) for side in set(sides)) >= 10
+        assert world.scene.table.width == world.scene.table.depth == pytest.approx(48 * 25.4)
+
+
+@pytest.fixture
+def small_scene(tmp_path):
+    return write_scene(
+        tmp_path,
+        scene_data(
+            [trooper("a", 300, 300), trooper("b", 300, 500, side="red"), trooper("c", 1000, 1000, side="red")]
+        ),
+    )
+
+
+def test_json_equals_the_query_results(small_scene, run_cli):
+    world = World.from_scene(load_scene(small_scene))
+    expected = {
+        ("distance", "a", "b"): distance(world, "a", "b").to_dict(),
+        ("zoc", "a"): zoc(world, "a").to_dict(),
+        ("info",): info(world).to_dict(),
+    }
+    for (command, *ids), document in expected.items():
+        result = run_cli(command, small_scene, *ids, "--json")
+        assert result.exit_code == 0 and json.loads(result.stdout) == document
+
+
+def test_json_keys_of_the_contract(small_scene, run_cli):
+    d = json.loads(run_cli("distance", small_scene, "a", "b", "--json").stdout)
+    assert {"distance_mm", "distance_in", "range_band", "base_contact"} <= d.keys()
+    z = json.loads(run_cli("zoc", small_scene, "a", "--json").stdout)
+    assert z["inside_zoc_of_a"] == ["b"] and z["a_inside_zoc_of"] == ["b"]
+    v = json.loads(run_cli("validate", small_scene, "--json").stdout)
+    assert {"ok", "errors", "warnings"} <= v.keys()
+
+
+def test_readable_output(small_scene, run_cli):
+    assert "175.0 mm" in run_cli("distance", small_scene, "a", "b").stdout
+    assert "inside a's ZoC: b" in run_cli("zoc", small_scene, "a").stdout
+    assert "valid" in run_cli("validate", small_scene).stdout
+    assert "3 troopers" in run_cli("info", small_scene).stdout
+
+
+def test_warnings_go_to_stderr_and_keep_stdout_json(tmp_path, run_cli):
+    path = write_scene(tmp_path, scene_data([trooper("a", 300, 300, facing=None), trooper("b", 300, 500)]))
+    result = run_cli("distance", path, "a", "b", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["distance_mm"] == 175.0
+    plain = run_cli("distance", path, "a", "b")
+    assert "warning:" in plain.stderr
+
+
+def test_importing_lofkit_does_not_import_rendering():
+    import subprocess
+    import sys
+
+    code = "import sys, lofkit; print('pyvista' in sys.modules or 'vtk' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
