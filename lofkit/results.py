@@ -114,3 +114,51 @@ class Validation:
             "errors": [p.to_dict() for p in self.errors],
             "warnings": [p.to_dict() for p in self.warnings],
         }
+
+
+@dataclass(frozen=True)
+class LofVerdict:
+    """LoF from `shooter` to `target` with its evidence: the arc check, the witness of sight or what blocked it."""
+
+    shooter: str
+    target: str
+    lof: bool
+    in_arc: bool
+    sight: bool
+    can_target: bool
+    reason: str
+    distance_mm: float
+    range_band: str
+    in_zoc: bool
+    base_contact: bool
+    witness: object | None
+    blockers: tuple[tuple[str, int], ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "shooter": self.shooter,
+            "target": self.target,
+            "lof": self.lof,
+            "in_arc": self.in_arc,
+            "sight": self.sight,
+            "can_target": self.can_target,
+            "reason": self.reason,
+            "distance_mm": _mm(self.distance_mm),
+            "distance_in": _mm(to_inches(self.distance_mm)),
+            "range_band": self.range_band,
+            "in_zoc": self.in_zoc,
+            "base_contact": self.base_contact,
+            "witness": self.witness.to_dict() if self.witness is not None else None,
+            "blockers": [{"id": name, "segments": count} for name, count in self.blockers],
+        }
+
+
+@dataclass(frozen=True)
+class MatrixResult:
+    """LoF for every ordered pair of troopers."""
+
+    verdicts: tuple[LofVerdict, ...]
+
+    def to_dict(self) -> dict:
+        keys = ("shooter", "target", "lof", "sight", "in_arc", "can_target")
+        return {"pairs": [{key: getattr(v, key) for key in keys} for v in self.verdicts]}

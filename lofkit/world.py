@@ -7,6 +7,7 @@ and rtree indexes of terrain pieces and trooper volumes for broad-phase question
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -19,7 +20,7 @@ from .errors import Problem, SceneError, UnknownTrooperError
 from .raycast import EmbreeRays, RayBackend
 from .scene import Scene, scene_problems
 from .surfaces import rest_height
-from .terrain import Piece, build_pieces
+from .terrain import ConvexParts, Piece, build_pieces, convex_parts
 from .units import EPS
 
 
@@ -96,8 +97,14 @@ class World:
         """Rays against terrain that blocks LoF; hit indices point into `blocking_pieces`."""
         self.solid_rays = backend([pieces[i].mesh for i in self.solid_pieces])
         """Rays against solid scenery (surfaces that support bases); hit indices point into `solid_pieces`."""
+        self.blocking_set = frozenset(self.blocking_pieces.tolist())
         self.piece_index = _box_index(np.array([np.ravel(p.bounds) for p in pieces]).reshape(-1, 6))
         self.trooper_index = _box_index(troopers.boxes)
+
+    @functools.cached_property
+    def convex_parts(self) -> ConvexParts:
+        """Convex parts of every blocking piece, as half-spaces, for cheap proofs that a pair is hidden."""
+        return convex_parts(self.pieces, self.blocking_pieces.tolist())
 
     @classmethod
     def from_scene(cls, scene: Scene, backend: Callable[..., RayBackend] = EmbreeRays) -> World:

@@ -1,0 +1,168 @@
+"""What obstructs a segment: blocking terrain (Embree) and other troopers' volumes (exact cylinders).
+
+RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks (solid scenery, and Zero
+Visibility zones ...), and the volume of every other trooper, friendly, enemy or neutral. Never by: A and B
+themselves, markers, troopers that declared a movement in this order (`moving`), terrain marked
+`blocks_lof: false`." Touching is not obstructing: a segment must pass through a volume's inside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .lattice import END_TRIM
+
+PRISM_SIDES = 12
+"""Sides of the prisms drawn around volumes for proofs of "hidden" (they must contain the cylinders)."""
+
+
+@dataclass(frozen=True)
+class Segments:
+    """Segments as Embree takes them: origins, unit directions and lengths, trimmed by `END_TRIM` at both ends."""
+
+    origins: np.ndarray
+    directions: np.ndarray
+    lengths: np.ndarray
+
+    @classmethod
+    def between(cls, starts: np.ndarray, ends: np.ndarray, trim: float = END_TRIM) -> Segments:
+        starts, ends = np.reshape(starts, (-1, 3)), np.reshape(ends, (-1, 3))
+        span = ends - starts
+        length = np.linalg.norm(span, axis=1)
+        unit = span / np.maximum(length, 1e-12)[:, None]
+        return cls(starts + unit * trim, unit, np.maximum(length - 2 * trim, 0.0))
+
+
+def blocking_troopers(world, a: int, b: int) -> np.ndarray:
+    """Troopers whose volumes may block sight between `a` and `b`: not markers, not `moving`, not the pair, and
+    standing in the pair's corridor (the rtree finds those near it; then their discs must come within reach of the
+    line between the two bases and their heights overlap the pair's)."""
+    v = world.troopers
+    box = np.concatenate([np.minimum(v.boxes[a, :3], v.boxes[b, :3]), np.maximum(v.boxes[a, 3:], v.boxes[b, 3:])])
+    near = np.fromiter(world.trooper_index.intersection(tuple(box)), dtype=np.int64)
+    near = near[~v.marker[near] & ~v.moving[near] & (near != a) & (near != b)]
+    start, span = v.centre[a], v.centre[b] - v.centre[a]
+    along = np.clip((v.centre[near] - start) @ span / max(float(span @ span), 1e-12), 0.0, 1.0)
+    off_line = np.linalg.norm(start + along[:, None] * span - v.centre[near], axis=1)
+    reach = max(v.radius[a], v.radius[b]) + v.radius[near]
+    low, high = min(v.z[a], v.z[b]), max(v.top[a], v.top[b])
+    keep = (off_line < reach) & (v.top[near] > low) & (v.z[near] < high)
+    return np.sort(near[keep])
+
+
+def cylinder_entry(volumes, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
+    """Distance along each segment at which it enters the inside of each of its cylinders (inf: it does not).
+
+    `cylinders` (n, k) holds trooper indices per segment, -1 for none; returns (n, k). Work is done only for the
+    (segment, cylinder) pairs that exist.
+    """
+    entry = np.full(cylinders.shape, np.inf)
+    for slot in range(cylinders.shape[1]):
+        rows = np.flatnonzero(cylinders[:, slot] >= 0)
+        if len(rows):
+            entry[rows, slot] = _enter_cylinder(volumes, segments, rows, cylinders[rows, slot])
+    return entry
+
+
+def _enter_cylinder(volumes, segments: Segments, rows: np.ndarray, troopers: np.ndarray) -> np.ndarray:
+    o, d, length = segments.origins[rows], segments.directions[rows], segments.lengths[rows]
+    rel = o[:, :2] - volumes.centre[troopers]
+    a = d[:, 0] ** 2 + d[:, 1] ** 2
+    b = 2 * (rel[:, 0] * d[:, 0] + rel[:, 1] * d[:, 1])
+    c = rel[:, 0] ** 2 + rel[:, 1] ** 2 - volumes.radius[troopers] ** 2
+    disc = b * b - 4 * a * c
+    level = a > 1e-12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.sqrt(np.maximum(disc, 0.0))
+        t0 = np.where(level, np.where(disc > 0, (-b - root) / (2 * a), np.inf), np.where(c < 0, -np.inf, np.inf))
+        t1 = np.where(level, (-b + root) / (2 * a), np.where(c < 0, np.inf, -np.inf))
+        bottom, top = volumes.z[troopers], volumes.top[troopers]
+        flat = np.abs(d[:, 2]) < 1e-12
+        inside_z = (o[:, 2] > bottom) & (o[:, 2] < top)
+        za, zb = (bottom - o[:, 2]) / d[:, 2], (top - o[:, 2]) / d[:, 2]
+        zlo = np.where(flat, np.where(inside_z, -np.inf, np.inf), np.minimum(za, zb))
+        zhi = np.where(flat, np.where(inside_z, np.inf, -np.inf), np.maximum(za, zb))
+    enter = np.maximum(np.maximum(t0, zlo), 0.0)
+    leave = np.minimum(np.minimum(t1, zhi), length)
+    return np.where(leave - enter > 1e-9, enter, np.inf)
+
+
+def blocked(world, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
+    """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k)."""
+    hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
+    free = np.flatnonzero(~hit & (cylinders >= 0).any(axis=1))
+    if len(free):
+        clear = Segments(segments.origins[free], segments.directions[free], segments.lengths[free])
+        hit[free] = np.isfinite(cylinder_entry(world.troopers, clear, cylinders[free])).any(axis=1)
+    return hit
+
+
+def blocker_counts(world, segments: Segments, cylinders: np.ndarray) -> list[tuple[str, int]]:
+    """How many segments each blocker stops first (a terrain piece or a trooper), most first."""
+    distance, mesh = world.blocking_rays.first_hit(segments.origins, segments.directions, segments.lengths)
+    entry = cylinder_entry(world.troopers, segments, cylinders)
+    rows = np.arange(len(distance))
+    nearest = np.argmin(entry, axis=1) if entry.shape[1] else np.zeros(len(distance), dtype=int)
+    trooper_t = entry[rows, nearest] if entry.shape[1] else np.full(len(distance), np.inf)
+    by_trooper = trooper_t < distance
+    by_piece = ~by_trooper & np.isfinite(distance)
+    pieces = len(world.pieces)  # codes: piece index, or number of pieces + trooper index
+    codes = np.concatenate(
+        [world.blocking_pieces[mesh[by_piece]], pieces + cylinders[rows[by_trooper], nearest[by_trooper]]]
+    )
+    found, counts = np.unique(codes, return_counts=True)
+    names = [world.pieces[c].id if c < pieces else world.troopers.ids[c - pieces] for c in found.tolist()]
+    return sorted(zip(names, counts.tolist()), key=lambda item: (-item[1], item[0]))
+
+
+def prism_vertices(volumes, i: int) -> np.ndarray:
+    """Vertices (2 * PRISM_SIDES, 3) of a prism containing trooper i's volume cylinder from `END_TRIM` above its
+    underside (where the lowest eyes and lattice points are) to its top."""
+    angle = np.arange(PRISM_SIDES) * 2 * np.pi / PRISM_SIDES
+    reach = volumes.radius[i] / np.cos(np.pi / PRISM_SIDES)
+    ring = volumes.centre[i] + reach * np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+    return np.vstack(
+        [np.column_stack([ring, np.full(PRISM_SIDES, z)]) for z in (volumes.z[i] + END_TRIM, volumes.top[i])]
+    )
+
+
+def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Whether each segment passes through the inside of each convex polytope {x: normals @ x <= offsets}.
+
+    `normals` (p, f, 3) and `offsets` (p, f) hold p polytopes (pad with 0 . x <= 1); returns (n, p)."""
+    towards = np.einsum("nk,pfk->npf", segments.directions, normals)
+    gap = offsets[None] - np.einsum("nk,pfk->npf", segments.origins, normals)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = gap / towards
+    enter = np.max(np.where(towards < 0, t, -np.inf), axis=2, initial=-np.inf)
+    leave = np.min(np.where(towards > 0, t, np.inf), axis=2, initial=np.inf)
+    outside_parallel = np.any((np.abs(towards) < 1e-12) & (gap <= 0), axis=2)
+    enter, leave = np.maximum(enter, 0.0), np.minimum(leave, segments.lengths[:, None])
+    return ~outside_parallel & (leave - enter > 1e-9)
+
+
+def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:
+    """A proof that a and b cannot see each other: the id of one convex blocker that every segment between them
+    crosses, or None. If every segment between the vertices of two convex polytopes crosses one convex body, every
+    segment between any of their points does; prisms around both volumes are used, so the proof holds for every
+    eye in one and every point of the other's template, both ways."""
+    v = world.troopers
+    starts, ends = prism_vertices(v, a), prism_vertices(v, b)
+    segments = Segments.between(np.repeat(starts, len(ends), axis=0), np.tile(ends, (len(starts), 1)), trim=0.0)
+    for trooper in cylinders:
+        if np.isfinite(cylinder_entry(v, segments, np.full((len(segments.lengths), 1), trooper))).all():
+            return v.ids[trooper]
+    box = np.concatenate([np.minimum(starts.min(0), ends.min(0)), np.maximum(starts.max(0), ends.max(0))])
+    parts = world.convex_parts
+    near = np.fromiter(world.piece_index.intersection(tuple(box)), dtype=np.int64)
+    chosen = np.flatnonzero(np.isin(parts.piece, near))
+    if len(chosen) == 0:
+        return None
+    axis = Segments.between(starts.mean(0), ends.mean(0), trim=0.0)  # a part must cross the axis first
+    chosen = chosen[crosses_convex(axis, parts.normals[chosen], parts.offsets[chosen])[0]]
+    if len(chosen) == 0:
+        return None
+    covering = crosses_convex(segments, parts.normals[chosen], parts.offsets[chosen]).all(axis=0)
+    return world.pieces[parts.piece[chosen[covering.argmax()]]].id if covering.any() else None

@@ -1,0 +1,149 @@
+"""Where sight is sampled: eye points in the shooter's volume and a lattice on the target's silhouette template.
+
+RULES.md (LoF 2): "There is a point E anywhere in A's volume and a 3 mm x 3 mm square Q on B's silhouette template
+such that every segment from E to Q is unobstructed. B's silhouette template is the flat rectangle (base width x
+silhouette height) standing on B's base, through B's base centre, facing E horizontally."
+
+Sampling, and what it guarantees:
+- The template is covered by a lattice of points at most `PITCH` (0.35 mm) apart, fitted to its width and
+  height. A square counts as seen when all (k + 1)^2 lattice segments of a k x k block of cells whose sides are at
+  least 3 mm are unobstructed. A window of 3.35 mm or more always holds such a block, so the 3.5 mm windows of the
+  precision contract are found from the eyes sampled; a window of 2.5 mm never holds one. Obstacles thinner than
+  the lattice spacing (0.35 mm at the template, less nearer the eye) could slip between segments.
+- Eyes: a handful of key points first (the top front, top centre and side extremes, where sight over and around
+  cover is best), then a dense set every `EYE_SPACING` mm over the half of the volume that faces the target (its
+  front half-cylinder surface and the front half of its top); points further back see nothing these do not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+SQUARE = 3.0
+"""Side of the square that must be seen, mm."""
+PITCH = 0.35
+"""Largest spacing of the template lattice, mm."""
+COARSE = 3
+"""The coarse pass samples every third lattice point; any candidate block holds at least 3 x 3 of them."""
+EYE_SPACING = 2.5
+"""Spacing of the dense eye points over the volume, mm."""
+END_TRIM = 0.01
+"""Segments stop this far (mm) short of their eye and their template point, and the lowest eyes and lattice points
+stand this far above the base's underside, so the surface a base rests on never counts as an obstruction while a
+piece standing on that same surface does."""
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """The lattice on a template of `width` x `height`: `cells` intervals per axis, square blocks `block` cells."""
+
+    width: float
+    height: float
+
+    @property
+    def cells(self) -> tuple[int, int]:
+        return max(1, int(np.ceil(self.width / PITCH - 1e-9))), max(1, int(np.ceil(self.height / PITCH - 1e-9)))
+
+    @property
+    def pitch(self) -> tuple[float, float]:
+        cw, ch = self.cells
+        return self.width / cw, self.height / ch
+
+    @property
+    def block(self) -> tuple[int, int]:
+        """Cells per side of the smallest block at least `SQUARE` mm wide and tall."""
+        pw, ph = self.pitch
+        return int(np.ceil(SQUARE / pw - 1e-9)), int(np.ceil(SQUARE / ph - 1e-9))
+
+    @property
+    def fits(self) -> bool:
+        """Whether the template holds a 3 x 3 mm square at all."""
+        return self.width >= SQUARE - 1e-9 and self.height >= SQUARE - 1e-9
+
+    def coarse_index(self) -> tuple[np.ndarray, np.ndarray]:
+        cw, ch = self.cells
+        return np.arange(0, cw + 1, COARSE), np.arange(0, ch + 1, COARSE)
+
+    def fine_index(self) -> tuple[np.ndarray, np.ndarray]:
+        cw, ch = self.cells
+        return np.arange(cw + 1), np.arange(ch + 1)
+
+
+def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Horizontal unit vector along each template's width: perpendicular to the horizontal line from the target's
+    centre to the eye (`fallback` directions, from shooter to target, where the eye is straight above)."""
+    towards_eye = eyes[..., :2] - centres
+    length = np.linalg.norm(towards_eye, axis=-1, keepdims=True)
+    towards_eye = np.where(length > 1e-9, towards_eye / np.maximum(length, 1e-12), -fallback)
+    return np.stack([-towards_eye[..., 1], towards_eye[..., 0]], axis=-1)
+
+
+def template_points(
+    lattice: Lattice, axis: np.ndarray, centre: np.ndarray, z: np.ndarray, cols: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """World points of lattice columns `cols` x rows `rows` on n templates of one size: shape (n, c, r, 3).
+
+    `axis` (n, 2), `centre` (n, 2) and `z` (n,) place the templates; `cols` and `rows` are lattice indices, the
+    same for every template ((c,) and (r,)) or one set per template ((n, c) and (n, r))."""
+    n = len(centre)
+    cols, rows = np.broadcast_to(cols, (n, np.shape(cols)[-1])), np.broadcast_to(rows, (n, np.shape(rows)[-1]))
+    pw, ph = lattice.pitch
+    across = -lattice.width / 2 + cols * pw  # (n, c)
+    xy = centre[:, None, :] + across[:, :, None] * axis[:, None, :]  # (n, c, 2)
+    up = z[:, None] + np.maximum(rows * ph, END_TRIM)  # (n, r): the bottom row just above the supporting surface
+    c, r = cols.shape[1], rows.shape[1]
+    return np.concatenate(
+        [np.broadcast_to(xy[:, :, None, :], (n, c, r, 2)), np.broadcast_to(up[:, None, :, None], (n, c, r, 1))],
+        axis=-1,
+    )
+
+
+def square_corners(
+    lattice: Lattice, axis: np.ndarray, centre: np.ndarray, z: float, col: int, row: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The 3 x 3 mm square centred in the block whose lower-left lattice point is (col, row): (centre, 4 corners)."""
+    pw, ph = lattice.pitch
+    bw, bh = lattice.block
+    across = -lattice.width / 2 + (col + bw / 2) * pw
+    up = z + (row + bh / 2) * ph
+    mid = np.array([*(centre + across * axis), up])
+    half = SQUARE / 2
+    offsets = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    corners = np.array([mid + np.array([*(du * axis), dz]) for du, dz in offsets])
+    return mid, corners
+
+
+@lru_cache(maxsize=64)
+def key_eyes(radius: float, height: float) -> np.ndarray:
+    """Key eye points in the shooter's frame (along the line to the target, to its left, above the base): (8, 3)."""
+    r, h = radius, height
+    return np.array(
+        [[r, 0, h], [0, 0, h], [0, r, h], [0, -r, h], [0, r, h / 2], [0, -r, h / 2], [r, 0, h / 2], [r, 0, 0]],
+        dtype=float,
+    )
+
+
+@lru_cache(maxsize=64)
+def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
+    """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3)."""
+    arcs = int(np.ceil(np.pi * radius / spacing)) + 1
+    levels = int(np.ceil(height / spacing)) + 1
+    angle = np.linspace(-np.pi / 2, np.pi / 2, arcs)
+    up = np.linspace(0.0, height, levels)
+    a, z = np.meshgrid(angle, up, indexing="ij")
+    side = np.stack([radius * np.cos(a).ravel(), radius * np.sin(a).ravel(), z.ravel()], axis=-1)
+    steps = np.arange(-radius, radius + spacing / 2, spacing)
+    x, y = (v.ravel() for v in np.meshgrid(steps[steps >= 0], steps))
+    inside = np.hypot(x, y) < radius  # the rim is on the side surface already
+    top = np.stack([x[inside], y[inside], np.full(inside.sum(), height)], axis=-1)
+    return np.vstack([side, top])
+
+
+def to_world(local: np.ndarray, centre: np.ndarray, z: float, towards: np.ndarray) -> np.ndarray:
+    """Local eye points (along `towards`, to its left, up) of a volume standing at `centre`, `z`: world (k, 3)."""
+    left = np.array([-towards[1], towards[0]])
+    xy = centre + local[:, :1] * towards + local[:, 1:2] * left
+    return np.concatenate([xy, z + np.maximum(local[:, 2:3], END_TRIM)], axis=-1)

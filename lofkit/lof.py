@@ -1,0 +1,89 @@
+"""Line of Fire verdicts: arc, engagement, sight and target validity, each with its evidence (RULES.md LoF 1-5).
+
+"LoF from shooter A to target B exists when" B is in A's arc (LoF 1), sight holds between them (LoF 2-4; computed
+once per unordered pair), and, for an engaged shooter, B is in base contact with it. "LoF can exist to friendly or
+neutral troopers, but they are never valid targets for an attack" (LoF 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .errors import LofkitError
+from .measure import base_contact, base_distance, in_arc, in_zoc, range_band
+from .results import LofVerdict, MatrixResult
+from .sight import Sight, sight
+
+
+def _target_problem(volumes, a: int, b: int) -> str | None:
+    """Why B is not a valid target for A (None when it is)."""
+    if volumes.neutral[b]:
+        return f"{volumes.ids[b]} is neutral: never a valid target"
+    if volumes.sides[a] is not None and volumes.sides[a] == volumes.sides[b]:
+        return f"{volumes.ids[b]} is friendly: never a valid target"
+    return None
+
+
+def _verdict(world, a: int, b: int, seen: Sight) -> LofVerdict:
+    v = world.troopers
+    shooter, target = v.ids[a], v.ids[b]
+    arc = bool(in_arc(v, a, b))
+    contact = bool(base_contact(v, a, b, world.scene.base_contact_tolerance))
+    engaged_elsewhere = bool(v.engaged[a]) and not contact
+    lof = arc and seen.seen and not engaged_elsewhere
+    if not arc:
+        reason = f"out of arc: {target} is wholly behind {shooter}'s front 180° arc"
+    elif engaged_elsewhere:
+        reason = f"{shooter} is engaged and may only trace LoF to troopers in base contact; {target} is not"
+    elif not seen.seen and seen.proof:
+        reason = f"no sight: {seen.proof} cuts every line between the two volumes"
+    elif not seen.seen:
+        most = ", ".join(name for name, _ in seen.blockers) or "nothing found"
+        reason = f"no sight: no 3 x 3 mm patch of either trooper is seen by the other (blocked most by {most})"
+    else:
+        reason = f"LoF: {seen.witness.eye_of} sees a 3 x 3 mm patch of {seen.witness.patch_of}"
+    problem = _target_problem(v, a, b)
+    if lof and problem:
+        reason = f"LoF, but {problem}"
+    d = float(base_distance(v, a, b))
+    return LofVerdict(
+        shooter=shooter,
+        target=target,
+        lof=lof,
+        in_arc=arc,
+        sight=seen.seen,
+        can_target=lof and problem is None,
+        reason=reason,
+        distance_mm=d,
+        range_band=str(range_band(d)[1]),
+        in_zoc=bool(in_zoc(v, a, b)),
+        base_contact=contact,
+        witness=seen.witness,
+        blockers=seen.blockers if not seen.seen else (),
+    )
+
+
+def verdicts(
+    world, ordered_pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None
+) -> list[LofVerdict]:
+    """LoF for each ordered (shooter, target) pair of trooper indices; sight is computed once per unordered pair."""
+    pairs = np.asarray(ordered_pairs, dtype=np.int64).reshape(-1, 2)
+    if np.any(pairs[:, 0] == pairs[:, 1]):
+        raise LofkitError("a trooper and itself: LoF needs two different troopers")
+    seen = sight(world, pairs, progress)
+    return [_verdict(world, a, b, seen[min(a, b), max(a, b)]) for a, b in pairs.tolist()]
+
+
+def check(world, shooter: str, target: str) -> LofVerdict:
+    """LoF from trooper `shooter` to trooper `target` (ids), with its evidence."""
+    v = world.troopers
+    return verdicts(world, [(v.index(shooter), v.index(target))])[0]
+
+
+def matrix(world, progress: Callable[[int], None] | None = None) -> MatrixResult:
+    """LoF for every ordered pair of distinct troopers."""
+    n = len(world.troopers)
+    a, b = np.nonzero(~np.eye(n, dtype=bool))
+    return MatrixResult(tuple(verdicts(world, np.column_stack([a, b]), progress)))

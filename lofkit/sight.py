@@ -1,0 +1,328 @@
+"""Sight between troopers: the 3 x 3 mm rule with mutual awareness, searched coarse to fine.
+
+RULES.md (LoF 2): sight from A to B exists when "there is a point E anywhere in A's volume and a 3 mm x 3 mm square
+Q on B's silhouette template such that every segment from E to Q is unobstructed". RULES.md (LoF 4): "sight(A, B)
+holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once per unordered pair."
+
+The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
+1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes;
+2. key eyes, then dense eyes, each way: segments to every third lattice point of the template (the coarse pass);
+   only blocks of lattice cells whose coarse points are all clear are candidates, and candidate blocks are checked
+   point by point (the fine pass) until one is clear (the witness) or none is left. Coarse points are lattice
+   points, so a block the fine pass would find clear is never skipped: the answer equals the brute-force search
+   of every eye and every block, which `sight_brute_force` runs for tests and benchmarks.
+Segments of all pairs go to Embree in large batches; blocks of different template sizes are handled per size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .blockers import Segments, blocked, blocker_counts, blocking_troopers, hiding_blocker
+from .lattice import Lattice, dense_eyes, key_eyes, square_corners, template_axis, template_points, to_world
+
+BATCH_POINTS = 2_000_000
+"""Lattice points held at once (rows x lattice size) in a pass."""
+COARSE_STRIDES = (9, 3)
+"""Lattice strides of the passes before the fine checks."""
+ROWS_PER_PAIR = 8
+"""Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
+
+
+def _xyz(point) -> list[float]:
+    return [round(float(c), 4) for c in point]
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Evidence of sight: the eye E (in `eye_of`'s volume) and the seen 3 x 3 mm square on `patch_of`'s template."""
+
+    eye_of: str
+    patch_of: str
+    eye: tuple[float, float, float]
+    centre: tuple[float, float, float]
+    corners: tuple[tuple[float, float, float], ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "eye_of": self.eye_of,
+            "eye": _xyz(self.eye),
+            "patch_of": self.patch_of,
+            "patch_centre": _xyz(self.centre),
+            "patch": [_xyz(c) for c in self.corners],
+        }
+
+
+@dataclass(frozen=True)
+class Sight:
+    """Sight between troopers `a` and `b` (indices), the same both ways."""
+
+    a: int
+    b: int
+    seen: bool
+    witness: Witness | None = None
+    proof: str | None = None
+    """Id of one convex blocker that every segment between the two volumes crosses (a proof of "hidden")."""
+    blockers: tuple[tuple[str, int], ...] = ()
+    """For a NO: the blockers that stopped the most sampled segments, with their counts."""
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Eye rows of one direction: for row r, eye `eye[r]` in trooper `shooter[r]` looks at `target[r]`'s template."""
+
+    pair: np.ndarray
+    shooter: np.ndarray
+    target: np.ndarray
+    eye: np.ndarray
+
+    def take(self, keep: np.ndarray) -> _Rows:
+        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep])
+
+
+def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable) -> _Rows:
+    """Eyes from `pattern(radius, height)` in the shooter of each pair, ranked so that row order is eye order."""
+    v = world.troopers
+    shooters = pairs[pair_ids, 0] if forward else pairs[pair_ids, 1]
+    targets = pairs[pair_ids, 1] if forward else pairs[pair_ids, 0]
+    blocks, owners = [], []
+    for k, (s, t) in enumerate(zip(shooters.tolist(), targets.tolist())):
+        towards = v.centre[t] - v.centre[s]
+        norm = np.linalg.norm(towards)
+        towards = towards / norm if norm > 1e-9 else np.array([1.0, 0.0])
+        local = pattern(float(v.radius[s]), float(v.height[s]))
+        blocks.append(to_world(local, v.centre[s], v.z[s], towards))
+        owners.append(np.full(len(local), k))
+    rank = np.concatenate([np.arange(len(b)) for b in blocks])
+    order = np.argsort(rank, kind="stable")  # the best eye of every pair first
+    owner = np.concatenate(owners)[order]
+    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.vstack(blocks)[order])
+
+
+def _clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
+    """For each row, which blocks (by lower-left lattice point) hold no point known to be blocked."""
+    bw, bh = block
+    summed = np.pad(np.cumsum(np.cumsum(known_blocked, axis=1, dtype=np.int32), axis=2), ((0, 0), (1, 0), (1, 0)))
+    window = (
+        summed[:, bw + 1 :, bh + 1 :] - summed[:, : -bw - 1, bh + 1 :] - summed[:, bw + 1 :, : -bh - 1]
+        + summed[:, : -bw - 1, : -bh - 1]
+    )
+    return window == 0
+
+
+def _central(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the candidate block nearest the middle of the template (the witness players expect to see)."""
+    cols, lines = candidates.shape[1:]
+    offset = np.add.outer((np.arange(cols) - (cols - 1) / 2) ** 2, (np.arange(lines) - (lines - 1) / 2) ** 2)
+    best = np.where(candidates, offset, np.inf).reshape(len(candidates), cols * lines).argmin(axis=1)
+    return np.unravel_index(best, (cols, lines))
+
+
+class _Search:
+    """The state of one sight search over many pairs."""
+
+    def __init__(self, world, pairs: np.ndarray, progress: Callable[[int], None] | None = None):
+        self.world = world
+        self.pairs = pairs
+        self.progress = progress or (lambda n: None)
+        v = world.troopers
+        near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()]
+        width = max((len(n) for n in near), default=0)
+        self.cylinders = np.full((len(pairs), width), -1, dtype=np.int64)
+        for k, n in enumerate(near):
+            self.cylinders[k, : len(n)] = n
+        self.found: dict[int, Witness] = {}
+        self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
+
+    def blocked(self, pair_of_segment: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        return blocked(self.world, Segments.between(starts, ends), self.cylinders[pair_of_segment])
+
+    def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
+        return np.array([p for p in pair_ids.tolist() if p not in self.found], dtype=np.int64)
+
+    def look(self, rows: _Rows, exhaustive_fine: bool = False) -> None:
+        """Search every row's template for a clear block; record the first witness of each pair."""
+        v = self.world.troopers
+        sizes = np.stack([2 * v.radius[rows.target], v.height[rows.target]], axis=1)
+        for width, height in sorted(self.sizes):
+            same = np.flatnonzero((sizes[:, 0] == width) & (sizes[:, 1] == height))
+            lattice = Lattice(width, height)
+            if len(same) == 0 or not lattice.fits:
+                continue
+            cells = lattice.cells
+            per_batch = max(1, BATCH_POINTS // ((cells[0] + 1) * (cells[1] + 1)))
+            for start in range(0, len(same), per_batch):
+                chunk = rows.take(same[start : start + per_batch])
+                chunk = chunk.take(np.isin(chunk.pair, self.open_pairs(np.unique(chunk.pair))))
+                if len(chunk.pair):
+                    self._look_at(lattice, chunk, exhaustive_fine)
+
+    def _look_at(self, lattice: Lattice, rows: _Rows, exhaustive_fine: bool) -> None:
+        """Passes at lattice strides 9 and 3, then fine checks of candidate blocks until each pair has a witness.
+
+        A block spans at least 9 cells, so it holds a lattice point of every 9th column and row, and 3 x 3 points
+        of every 3rd: one blocked point rules the block out. The stride-9 pass drops every eye with no clear point
+        at all before any per-eye lattice arrays are made."""
+        v = self.world.troopers
+        axis = template_axis(rows.eye, v.centre[rows.target], self._towards(rows))
+        cw, ch = lattice.cells
+        first = 1 if exhaustive_fine else COARSE_STRIDES[0]
+        cols, lines = np.arange(0, cw + 1, first), np.arange(0, ch + 1, first)
+        hit = self._segments_blocked(lattice, rows, axis, np.arange(len(rows.pair)), cols, lines)
+        alive = np.flatnonzero(~hit.all(axis=(1, 2)))
+        rows, axis, hit = rows.take(alive), axis[alive], hit[alive]
+        known = np.zeros((len(rows.pair), cw + 1, ch + 1), dtype=bool)
+        tested = np.zeros_like(known)
+        known[:, cols[:, None], lines[None, :]] = hit
+        tested[:, cols[:, None], lines[None, :]] = True
+        candidates = _clear_blocks(known, lattice.block)
+        if exhaustive_fine:
+            self._record(lattice, rows, axis, candidates)
+            return
+        for stride in COARSE_STRIDES[1:]:
+            alive = np.flatnonzero(candidates.any(axis=(1, 2)))
+            cols, lines = np.arange(0, cw + 1, stride), np.arange(0, ch + 1, stride)
+            self._cast(lattice, rows, axis, known, tested, alive, cols, lines)
+            candidates[alive] = _clear_blocks(known[alive], lattice.block)
+        bw, bh = lattice.block
+        while len(pick := self._pick(rows, candidates)):
+            c0, r0 = _central(candidates[pick])
+            cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
+            self._cast(lattice, rows, axis, known, tested, pick, cols, lines)
+            inside = known[pick[:, None, None], cols[:, :, None], lines[:, None, :]]
+            for k in np.flatnonzero(~inside.any(axis=(1, 2))).tolist():
+                self._witness(lattice, rows, axis, pick[k], c0[k], r0[k])
+            candidates[pick] = _clear_blocks(known[pick], lattice.block)
+
+    def _towards(self, rows: _Rows) -> np.ndarray:
+        v = self.world.troopers
+        towards = v.centre[rows.target] - v.centre[rows.shooter]
+        norm = np.linalg.norm(towards, axis=1, keepdims=True)
+        return np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+
+    def _segments_blocked(self, lattice, rows, axis, which, cols, lines, todo=None) -> np.ndarray:
+        """Whether the segments from the eyes of rows `which` to their lattice points cols x lines are blocked
+        (only where `todo`; elsewhere False). `cols`/`lines`: shared (c,)/(r,) or per row (n, c)/(n, r)."""
+        v = self.world.troopers
+        points = template_points(lattice, axis[which], v.centre[rows.target[which]], v.z[rows.target[which]],
+                                 cols, lines)
+        todo = np.ones(points.shape[:3], dtype=bool) if todo is None else todo
+        owner = np.broadcast_to(np.arange(len(which))[:, None, None], todo.shape)[todo]
+        hit = self.blocked(rows.pair[which][owner], rows.eye[which][owner], points[todo])
+        self.progress(len(hit))
+        result = np.zeros(todo.shape, dtype=bool)
+        result[todo] = hit
+        return result
+
+    def _cast(self, lattice, rows, axis, known, tested, which, cols, lines) -> None:
+        """Cast the segments of rows `which` to lattice points cols x lines not yet tested; mark them in `known`."""
+        n = len(which)
+        cols, lines = np.broadcast_to(cols, (n, np.shape(cols)[-1])), np.broadcast_to(lines, (n, np.shape(lines)[-1]))
+        where = (which[:, None, None], cols[:, :, None], lines[:, None, :])
+        todo = ~tested[where]
+        tested[where] = True
+        if todo.any():
+            known[where] |= self._segments_blocked(lattice, rows, axis, which, cols, lines, todo)
+
+    def _pick(self, rows: _Rows, candidates: np.ndarray) -> np.ndarray:
+        """Rows with candidate blocks whose pair is still open, at most ROWS_PER_PAIR per pair."""
+        has = candidates.any(axis=(1, 2))
+        picked, per_pair = [], {}
+        for row in np.flatnonzero(has).tolist():
+            pair = int(rows.pair[row])
+            if pair in self.found or per_pair.get(pair, 0) >= ROWS_PER_PAIR:
+                continue
+            per_pair[pair] = per_pair.get(pair, 0) + 1
+            picked.append(row)
+        return np.array(picked, dtype=np.int64)
+
+    def _record(self, lattice, rows, axis, candidates) -> None:
+        seen = np.flatnonzero(candidates.any(axis=(1, 2)))
+        c0, r0 = _central(candidates[seen])
+        for row, col, line in zip(seen.tolist(), c0.tolist(), r0.tolist()):
+            self._witness(lattice, rows, axis, row, col, line)
+
+    def _witness(self, lattice, rows, axis, row: int, col: int, line: int) -> None:
+        pair = int(rows.pair[row])
+        if pair in self.found:
+            return
+        v = self.world.troopers
+        target = int(rows.target[row])
+        centre, corners = square_corners(lattice, axis[row], v.centre[target], float(v.z[target]), col, line)
+        self.found[pair] = Witness(
+            eye_of=v.ids[int(rows.shooter[row])],
+            patch_of=v.ids[target],
+            eye=tuple(rows.eye[row]),
+            centre=tuple(centre),
+            corners=tuple(map(tuple, corners)),
+        )
+
+
+def _unordered(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return np.unique(np.sort(pairs, axis=1), axis=0)
+
+
+def sight(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None) -> dict:
+    """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}."""
+    pairs = _unordered(pairs)
+    search = _Search(world, pairs, progress)
+    proofs = {k: hiding_blocker(world, a, b, search.cylinders[k][search.cylinders[k] >= 0])
+              for k, (a, b) in enumerate(pairs.tolist())}
+    open_ids = np.array([k for k, proof in proofs.items() if proof is None], dtype=np.int64)
+    for pattern in (key_eyes, dense_eyes):
+        for forward in (True, False):
+            open_ids = search.open_pairs(open_ids)
+            if len(open_ids):
+                search.look(_eye_rows(world, pairs, open_ids, forward, pattern))
+    return _results(world, search, pairs, proofs)
+
+
+def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict:
+    """The reference search: every eye (key and dense) both ways against every lattice block, no shortcuts but
+    stopping a pair at its first witness."""
+    pairs = _unordered(pairs)
+    search = _Search(world, pairs)
+    every = np.arange(len(pairs))
+    for pattern in (key_eyes, dense_eyes):
+        for forward in (True, False):
+            open_ids = search.open_pairs(every)
+            if len(open_ids):
+                search.look(_eye_rows(world, pairs, open_ids, forward, pattern), exhaustive_fine=True)
+    return _results(world, search, pairs, {})
+
+
+def _results(world, search: _Search, pairs: np.ndarray, proofs: dict) -> dict:
+    results = {}
+    for k, (a, b) in enumerate(pairs.tolist()):
+        if k in search.found:
+            results[a, b] = Sight(a, b, True, witness=search.found[k])
+        elif proofs.get(k):
+            results[a, b] = Sight(a, b, False, proof=proofs[k], blockers=((proofs[k], 0),))
+        else:
+            results[a, b] = Sight(a, b, False, blockers=_evidence(world, search, k, a, b))
+    return results
+
+
+def _evidence(world, search: _Search, k: int, a: int, b: int) -> tuple[tuple[str, int], ...]:
+    """The blockers that stop the most segments from the key eyes to the coarse lattice, both ways."""
+    v = world.troopers
+    starts, ends = [], []
+    for shooter, target in ((a, b), (b, a)):
+        towards = v.centre[target] - v.centre[shooter]
+        norm = np.linalg.norm(towards)
+        towards = towards / norm if norm > 1e-9 else np.array([1.0, 0.0])
+        eyes = to_world(key_eyes(float(v.radius[shooter]), float(v.height[shooter])), v.centre[shooter],
+                        v.z[shooter], towards)
+        lattice = Lattice(2 * float(v.radius[target]), float(v.height[target]))
+        axis = template_axis(eyes, np.broadcast_to(v.centre[target], (len(eyes), 2)), towards[None])
+        points = template_points(lattice, axis, np.broadcast_to(v.centre[target], (len(eyes), 2)),
+                                 np.full(len(eyes), v.z[target]), *lattice.coarse_index())
+        starts.append(np.repeat(eyes, points.shape[1] * points.shape[2], axis=0))
+        ends.append(points.reshape(-1, 3))
+    segments = Segments.between(np.vstack(starts), np.vstack(ends))
+    cylinders = np.broadcast_to(search.cylinders[k], (len(segments.lengths), search.cylinders.shape[1]))
+    return tuple(blocker_counts(world, segments, cylinders)[:3])
