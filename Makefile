@@ -11,7 +11,10 @@ export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
 demo: setup
 	$(BIN)/lofkit validate examples/tables/table-a.yaml
-	$(BIN)/lofkit info examples/quickstart.yaml
+	$(BIN)/lofkit check examples/tables/table-a.yaml blue-1 red-1
+	$(BIN)/lofkit check examples/tables/table-a.yaml blue-4 red-6
+	$(BIN)/lofkit check examples/rulebook_lof.yaml fusilier iguana
+	$(BIN)/lofkit matrix examples/rulebook_lof.yaml
 	$(BIN)/lofkit distance examples/quickstart.yaml sniper hacker
 	$(BIN)/lofkit zoc examples/quickstart.yaml hacker
 

@@ -8,9 +8,10 @@
 
 from .errors import LofkitError, Problem, SceneError, UnknownTrooperError
 from .loading import load_scene, scene_from_data
+from .lof import check, matrix, verdicts
 from .measure import base_contact, base_distance, in_arc, in_front_arc, in_zoc, range_band
 from .queries import distance, info, zoc
-from .results import DistanceResult, SceneInfo, Validation, ZocResult
+from .results import DistanceResult, LofVerdict, MatrixResult, SceneInfo, Validation, ZocResult
 from .scene import Scene
 from .schema import scene_schema
 from .units import INCH, parse_length
@@ -20,7 +21,9 @@ from .world import Volumes, World
 __all__ = [
     "INCH",
     "DistanceResult",
+    "LofVerdict",
     "LofkitError",
+    "MatrixResult",
     "Problem",
     "Scene",
     "SceneError",
@@ -32,16 +35,19 @@ __all__ = [
     "ZocResult",
     "base_contact",
     "base_distance",
+    "check",
     "distance",
     "in_arc",
     "in_front_arc",
     "in_zoc",
     "info",
     "load_scene",
+    "matrix",
     "parse_length",
     "range_band",
     "scene_from_data",
     "scene_schema",
     "validate_file",
+    "verdicts",
     "zoc",
 ]

@@ -16,15 +16,19 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from . import queries
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from . import dice, lof, queries
+from .odds import duel_odds, parse_duel
 from .errors import LofkitError
 from .loading import load_scene
 from .schema import scene_schema_json
+from .measure import range_band
 from .units import to_inches
 from .validation import validate_file
 from .world import World
 
-out = Console()
+out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 BAD_INPUT = 2
 
@@ -148,6 +152,161 @@ def zoc(scene: str, a: str, as_json: bool) -> None:
         return
     out.print(f"inside {a}'s ZoC: {', '.join(result.inside_zoc_of_a) or 'nobody'}", highlight=False)
     out.print(f"{a} is inside the ZoC of: {', '.join(result.a_inside_zoc_of) or 'nobody'}", highlight=False)
+
+
+def _point(xyz) -> str:
+    return "(" + ", ".join(f"{c:.1f}" for c in xyz) + ")"
+
+
+@cli.command()
+@scene_argument
+@click.argument("shooter")
+@click.argument("target")
+@click.option("--odds", "duel", metavar='"BSxB vs BSxB"',
+              help='Add the face-to-face odds of the shooter\'s attack and the target\'s reply, e.g. "12x3 vs 11x1".')
+@click.option("--range-mods", metavar="+3,0,-3,...", help="The attacking weapon's MOD per 8-inch band (with --odds).")
+@click.option("--reply-range-mods", metavar="+3,0,-3,...", help="The replying weapon's MOD per band (with --odds).")
+@json_option
+def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: str | None,
+          reply_range_mods: str | None, as_json: bool) -> None:
+    """Line of Fire from SHOOTER to TARGET, with its evidence."""
+    world = _world(scene, quiet=as_json)
+    verdict, back = lof.verdicts(world, [(world.troopers.index(shooter), world.troopers.index(target)),
+                                         (world.troopers.index(target), world.troopers.index(shooter))])
+    odds = None
+    if duel:
+        attack, reply = parse_duel(duel)
+    if duel and verdict.lof:
+        band = int(range_band(verdict.distance_mm)[0])
+        odds = duel_odds(attack, reply, band, back.lof, range_mods=range_mods, reply_range_mods=reply_range_mods)
+    if as_json:
+        _emit_json({**verdict.to_dict(), **({"odds": odds.to_dict() if odds else None} if duel else {})})
+        return
+    if verdict.can_target:
+        head = "[bold green]LoF[/] (a valid target)"
+    elif verdict.lof:
+        head = "[bold blue]LoF[/] (not a valid target)"
+    else:
+        head = "[bold red]no LoF[/]"
+    out.print(f"{shooter} → {target}: {head}", highlight=False)
+    out.print(f"  {verdict.reason}", highlight=False)
+    arc = "inside" if verdict.in_arc else "[red]outside[/]"
+    out.print(f"  arc: {arc} {shooter}'s arc; sight: {'yes' if verdict.sight else '[red]no[/]'}", highlight=False)
+    if verdict.witness is not None:
+        w = verdict.witness
+        out.print(f"  witness: eye {_point(w.eye)} in {w.eye_of} sees the 3 x 3 mm square centred "
+                  f"{_point(w.centre)} on {w.patch_of}'s silhouette template", highlight=False)
+    elif verdict.blockers:
+        names = ", ".join(f"{name} ({count} segments)" if count else name for name, count in verdict.blockers)
+        out.print(f"  blocked by: {names}", highlight=False)
+    zoc_text = "inside" if verdict.in_zoc else "outside"
+    out.print(
+        f"  distance: {verdict.distance_mm:.1f} mm ({to_inches(verdict.distance_mm):.2f}\"), range band "
+        f"{verdict.range_band}; {target} is {zoc_text} {shooter}'s ZoC",
+        highlight=False,
+    )
+    if odds:
+        _print_odds(odds, shooter, target)
+    elif duel:
+        out.print("  odds: no LoF, so no attack to roll", highlight=False)
+
+
+def _print_odds(odds, shooter: str, target: str) -> None:
+    def mods(items) -> str:
+        return ", ".join(f"{why} {mod:+d}" for why, mod in items) or "no MODs"
+
+    out.print(f"  odds: {shooter} {odds.attack} ({mods(odds.mods1)}: SV {odds.sv1}) vs {target} {odds.reply} "
+              f"({mods(odds.mods2)}: SV {odds.sv2}, burst {odds.burst2})", highlight=False)
+    if odds.note:
+        out.print(f"  note: {odds.note}", highlight=False)
+    _print_distribution(odds.distribution, shooter, target, indent="  ")
+
+
+def _print_distribution(dist, first: str, second: str, indent: str = "") -> None:
+    """A summary line and one table row per outcome of a face-to-face distribution."""
+    win1 = sum(o.count for o in dist.p1) / dist.total
+    win2 = sum(o.count for o in dist.p2) / dist.total
+    out.print(f"{indent}{first} succeeds {win1:.2%} · {second} succeeds {win2:.2%} · "
+              f"nobody {dist.none / dist.total:.2%}  (of {dist.total:,} equally likely rolls)", highlight=False)
+    table = Table(show_edge=False, box=None, padding=(0, 2))
+    for column in ("side", "hits", "crits", "probability", "count"):
+        table.add_column(column, justify="left" if column == "side" else "right")
+    for side, outcomes in ((first, dist.p1), (second, dist.p2)):
+        for o in outcomes:
+            table.add_row(side, str(o.hits), str(o.crits), f"{o.probability:.2%}", f"{o.count:,}")
+    table.add_row("nobody", "", "", f"{dist.none / dist.total:.2%}", f"{dist.none:,}")
+    out.print(table)
+
+
+@cli.command()
+@click.argument("first")
+@click.argument("second")
+@json_option
+def f2f(first: str, second: str, as_json: bool) -> None:
+    """Exact odds of a face-to-face roll FIRST against SECOND, each SVxB (MODs applied; burst 0 = no reply)."""
+    a, b = dice.parse_roll_spec(first), dice.parse_roll_spec(second)
+    dist = dice.f2f_distribution(a.sv, a.burst, b.sv, b.burst)
+    if as_json:
+        _emit_json(dist.to_dict())
+        return
+    _print_distribution(dist, f"side 1 ({a})", f"side 2 ({b})")
+
+
+@cli.command()
+@click.argument("attribute", type=int)
+@click.option("--mods", default="", metavar="+3,-6", help="MODs to add (their sum is clamped to +-12).")
+@json_option
+def roll(attribute: int, mods: str, as_json: bool) -> None:
+    """The odds of one normal roll against ATTRIBUTE plus MODs."""
+    sv = dice.success_value(attribute, dice.parse_mods(mods))
+    odds = dice.roll_odds(sv)
+    if as_json:
+        _emit_json(odds.to_dict())
+        return
+    out.print(f"SV {sv}: success {odds.p_success:.0%} ({odds.successes} of 20 faces), "
+              f"critical {odds.p_critical:.0%} ({odds.criticals} of 20)", highlight=False)
+
+
+MATRIX_MARKS = {
+    "target": ("●", "green"),
+    "lof": ("○", "blue"),
+    "sight": ("s", "yellow"),
+    "none": ("·", "dim"),
+}
+
+
+@cli.command()
+@scene_argument
+@json_option
+def matrix(scene: str, as_json: bool) -> None:
+    """Line of Fire for every ordered pair of troopers (sight computed once per pair)."""
+    world = _world(scene, quiet=as_json)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed:,} segments"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(f"sight for {len(world.troopers)} troopers", total=None)
+        result = lof.matrix(world, progress=lambda n: bar.advance(task, n))
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    ids = world.troopers.ids
+    cell = {(v.shooter, v.target): v for v in result.verdicts}
+    table = Table(title="LoF matrix: row shooter, column target", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("shooter", no_wrap=True)
+    for k in range(len(ids)):
+        table.add_column(str(k + 1), justify="center")
+    for i, shooter in enumerate(ids):
+        marks = []
+        for target in ids:
+            verdict = cell.get((shooter, target))
+            kind = ("target" if verdict.can_target else "lof" if verdict.lof else "sight" if verdict.sight
+                    else "none") if verdict else None
+            marks.append(f"[{MATRIX_MARKS[kind][1]}]{MATRIX_MARKS[kind][0]}[/]" if kind else "")
+        table.add_row(str(i + 1), shooter, *marks)
+    out.print(table)
+    out.print("● LoF to a valid target   ○ LoF, not a valid target   s sight, but out of arc or engaged   · no sight",
+              highlight=False)
 
 
 @cli.command()

@@ -7,6 +7,8 @@ mesh at, the first surface along each ray (inf and -1 on a miss). No Python loop
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -32,6 +34,12 @@ def _batch(origins, directions, lengths, dtype) -> tuple[np.ndarray, np.ndarray,
     return origins, directions, lengths
 
 
+THREADED_BATCH = 200_000
+"""Batches at least this large are split over the machine's cores (Embree releases the GIL)."""
+WORKERS = min(4, os.cpu_count() or 1)
+_POOL = ThreadPoolExecutor(max_workers=WORKERS)
+
+
 class EmbreeRays:
     """Embree (via embreex) over a list of meshes; mesh i is Embree geometry i."""
 
@@ -49,7 +57,11 @@ class EmbreeRays:
         o, d, t = _batch(origins, directions, lengths, np.float32)
         if len(o) == 0 or self.count == 0:
             return np.zeros(len(o), dtype=bool)
-        return self._scene.run(o, d, dists=t, query="OCCLUDED") != -1
+        if len(o) < THREADED_BATCH or WORKERS < 2:
+            return self._scene.run(o, d, dists=t, query="OCCLUDED") != -1
+        parts = np.array_split(np.arange(len(o)), WORKERS)
+        runs = [_POOL.submit(self._scene.run, o[p], d[p], dists=t[p], query="OCCLUDED") for p in parts]
+        return np.concatenate([run.result() for run in runs]) != -1
 
     def first_hit(self, origins, directions, lengths=None) -> tuple[np.ndarray, np.ndarray]:
         o, d, t = _batch(origins, directions, lengths, np.float32)

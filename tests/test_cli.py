@@ -81,3 +81,31 @@ def test_importing_lofkit_does_not_import_rendering():
 
     code = "import sys, lofkit; print('pyvista' in sys.modules or 'vtk' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+def test_check_json_has_the_contract_keys(run_cli):
+    result = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "iguana", "--json")
+    verdict = json.loads(result.stdout)
+    keys = {"shooter", "target", "lof", "in_arc", "sight", "can_target", "reason", "distance_mm", "distance_in",
+            "range_band", "in_zoc", "witness"}
+    assert result.exit_code == 0 and keys <= verdict.keys()
+    assert verdict["lof"] and len(verdict["witness"]["patch"]) == 4 and len(verdict["witness"]["eye"]) == 3
+
+
+def test_check_readable_output_names_the_evidence(run_cli):
+    seen = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "iguana").stdout
+    hidden = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "reverend-healer").stdout
+    assert "LoF (a valid target)" in seen and "witness: eye" in seen
+    assert "no LoF" in hidden and "blocked by: building" in hidden
+
+
+def test_matrix_json_and_table(run_cli):
+    scene = REPO / "examples" / "rulebook_lof.yaml"
+    pairs = json.loads(run_cli("matrix", scene, "--json").stdout)["pairs"]
+    assert len(pairs) == 9 * 8 and {"shooter", "target", "lof", "sight", "in_arc"} <= pairs[0].keys()
+    assert "LoF matrix" in run_cli("matrix", scene).stdout
+
+
+def test_check_of_a_trooper_with_itself_is_bad_input(run_cli):
+    result = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "fusilier")
+    assert result.exit_code == 2 and "itself" in result.stderr
