@@ -1,10 +1,10 @@
 # `make demo` and `make test` set everything up themselves: a virtual environment in .venv, the Python
-# packages, and the Debian packages that off-screen rendering needs.
+# packages, and the Debian packages that off-screen rendering (EGL) and the report-page test (Chromium) need.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lofkit-installed
-SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri
+SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
 .PHONY: demo test setup system-deps models tables bench clean
@@ -17,6 +17,8 @@ demo: setup
 	$(BIN)/lofkit matrix examples/rulebook_lof.yaml
 	$(BIN)/lofkit distance examples/quickstart.yaml sniper hacker
 	$(BIN)/lofkit zoc examples/quickstart.yaml hacker
+	$(BIN)/lofkit render examples/tables/table-b.yaml -o out/table-b.png --view iso
+	$(BIN)/lofkit report examples/rulebook_lof.yaml fusilier iguana -o out/ruling
 
 test: setup
 	$(BIN)/python -m pytest

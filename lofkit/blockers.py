@@ -99,21 +99,32 @@ def blocked(world, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
     return hit
 
 
-def blocker_counts(world, segments: Segments, cylinders: np.ndarray) -> list[tuple[str, int]]:
-    """How many segments each blocker stops first (a terrain piece or a trooper), most first."""
+def first_obstruction(world, segments: Segments, cylinders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distance to the first obstruction along each segment (inf: clear) and what it is, as a code: a piece
+    index, or the number of pieces plus a trooper index (-1: clear). `blocker_names` turns codes into ids."""
     distance, mesh = world.blocking_rays.first_hit(segments.origins, segments.directions, segments.lengths)
     entry = cylinder_entry(world.troopers, segments, cylinders)
     rows = np.arange(len(distance))
     nearest = np.argmin(entry, axis=1) if entry.shape[1] else np.zeros(len(distance), dtype=int)
     trooper_t = entry[rows, nearest] if entry.shape[1] else np.full(len(distance), np.inf)
     by_trooper = trooper_t < distance
-    by_piece = ~by_trooper & np.isfinite(distance)
-    pieces = len(world.pieces)  # codes: piece index, or number of pieces + trooper index
-    codes = np.concatenate(
-        [world.blocking_pieces[mesh[by_piece]], pieces + cylinders[rows[by_trooper], nearest[by_trooper]]]
-    )
-    found, counts = np.unique(codes, return_counts=True)
-    names = [world.pieces[c].id if c < pieces else world.troopers.ids[c - pieces] for c in found.tolist()]
+    codes = np.full(len(distance), -1, dtype=np.int64)
+    hit_piece = ~by_trooper & np.isfinite(distance)
+    codes[hit_piece] = world.blocking_pieces[mesh[hit_piece]]
+    codes[by_trooper] = len(world.pieces) + cylinders[rows[by_trooper], nearest[by_trooper]]
+    return np.minimum(distance, trooper_t), codes
+
+
+def blocker_names(world) -> np.ndarray:
+    """Ids indexed by obstruction code (see `first_obstruction`)."""
+    return np.array([p.id for p in world.pieces] + list(world.troopers.ids), dtype=object)
+
+
+def blocker_counts(world, segments: Segments, cylinders: np.ndarray) -> list[tuple[str, int]]:
+    """How many segments each blocker stops first (a terrain piece or a trooper), most first."""
+    _, codes = first_obstruction(world, segments, cylinders)
+    found, counts = np.unique(codes[codes >= 0], return_counts=True)
+    names = blocker_names(world)[found].tolist()
     return sorted(zip(names, counts.tolist()), key=lambda item: (-item[1], item[0]))
 
 

@@ -8,13 +8,15 @@ neutral troopers, but they are never valid targets for an attack" (LoF 5).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from .blockers import Segments, blocker_names, first_obstruction
 from .errors import LofkitError
 from .measure import base_contact, base_distance, in_arc, in_zoc, range_band
 from .results import LofVerdict, MatrixResult
-from .sight import Sight, sight
+from .sight import Sight, evidence_segments, sight
 
 
 def _target_problem(volumes, a: int, b: int) -> str | None:
@@ -87,3 +89,28 @@ def matrix(world, progress: Callable[[int], None] | None = None) -> MatrixResult
     n = len(world.troopers)
     a, b = np.nonzero(~np.eye(n, dtype=bool))
     return MatrixResult(tuple(verdicts(world, np.column_stack([a, b]), progress)))
+
+
+@dataclass(frozen=True)
+class SegmentSample:
+    """Sampled sight segments from the shooter's key eyes to the target's coarse lattice, for pictures: each starts
+    at an eye and ends where it is first blocked (or on the template); `blocker` names what stopped it."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    blocked: np.ndarray
+    blocker: tuple[str | None, ...]
+
+
+def sample_segments(world, shooter: str, target: str, limit: int = 400, seed: int = 0) -> SegmentSample:
+    """Up to `limit` segments of the shooter's sight of the target, blocked ones cut at their first obstruction."""
+    v = world.troopers
+    a, b = v.index(shooter), v.index(target)
+    segments, cylinders = evidence_segments(world, a, b)
+    pick = np.random.default_rng(seed).permutation(len(segments.lengths))[:limit]
+    chosen = Segments(segments.origins[pick], segments.directions[pick], segments.lengths[pick])
+    distance, codes = first_obstruction(world, chosen, cylinders[pick])
+    blocked = codes >= 0
+    reach = np.where(blocked, distance, chosen.lengths)
+    names = np.where(blocked, blocker_names(world)[np.maximum(codes, 0)], None)
+    return SegmentSample(chosen.origins, chosen.origins + chosen.directions * reach[:, None], blocked, tuple(names))

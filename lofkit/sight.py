@@ -303,26 +303,37 @@ def _results(world, search: _Search, pairs: np.ndarray, proofs: dict) -> dict:
         elif proofs.get(k):
             results[a, b] = Sight(a, b, False, proof=proofs[k], blockers=((proofs[k], 0),))
         else:
-            results[a, b] = Sight(a, b, False, blockers=_evidence(world, search, k, a, b))
+            results[a, b] = Sight(a, b, False, blockers=_evidence(world, a, b))
     return results
 
 
-def _evidence(world, search: _Search, k: int, a: int, b: int) -> tuple[tuple[str, int], ...]:
-    """The blockers that stop the most segments from the key eyes to the coarse lattice, both ways."""
+def evidence_segments(world, shooter: int, target: int) -> tuple[Segments, np.ndarray]:
+    """Segments from the shooter's key eyes to the target's coarse lattice (stride 3), with the troopers that may
+    block each (n, k): the sample that evidence and pictures are drawn from."""
     v = world.troopers
-    starts, ends = [], []
+    towards = v.centre[target] - v.centre[shooter]
+    norm = np.linalg.norm(towards)
+    towards = towards / norm if norm > 1e-9 else np.array([1.0, 0.0])
+    eyes = to_world(key_eyes(float(v.radius[shooter]), float(v.height[shooter])), v.centre[shooter],
+                    v.z[shooter], towards)
+    lattice = Lattice(2 * float(v.radius[target]), float(v.height[target]))
+    centres = np.broadcast_to(v.centre[target], (len(eyes), 2))
+    axis = template_axis(eyes, centres, towards[None])
+    cw, ch = lattice.cells
+    stride = COARSE_STRIDES[-1]
+    points = template_points(lattice, axis, centres, np.full(len(eyes), v.z[target]), np.arange(0, cw + 1, stride),
+                             np.arange(0, ch + 1, stride))
+    starts = np.repeat(eyes, points.shape[1] * points.shape[2], axis=0)
+    segments = Segments.between(starts, points.reshape(-1, 3))
+    near = blocking_troopers(world, shooter, target)
+    return segments, np.broadcast_to(near, (len(segments.lengths), len(near)))
+
+
+def _evidence(world, a: int, b: int) -> tuple[tuple[str, int], ...]:
+    """The blockers that stop the most segments from the key eyes to the coarse lattice, both ways."""
+    counts: dict[str, int] = {}
     for shooter, target in ((a, b), (b, a)):
-        towards = v.centre[target] - v.centre[shooter]
-        norm = np.linalg.norm(towards)
-        towards = towards / norm if norm > 1e-9 else np.array([1.0, 0.0])
-        eyes = to_world(key_eyes(float(v.radius[shooter]), float(v.height[shooter])), v.centre[shooter],
-                        v.z[shooter], towards)
-        lattice = Lattice(2 * float(v.radius[target]), float(v.height[target]))
-        axis = template_axis(eyes, np.broadcast_to(v.centre[target], (len(eyes), 2)), towards[None])
-        points = template_points(lattice, axis, np.broadcast_to(v.centre[target], (len(eyes), 2)),
-                                 np.full(len(eyes), v.z[target]), *lattice.coarse_index())
-        starts.append(np.repeat(eyes, points.shape[1] * points.shape[2], axis=0))
-        ends.append(points.reshape(-1, 3))
-    segments = Segments.between(np.vstack(starts), np.vstack(ends))
-    cylinders = np.broadcast_to(search.cylinders[k], (len(segments.lengths), search.cylinders.shape[1]))
-    return tuple(blocker_counts(world, segments, cylinders)[:3])
+        segments, cylinders = evidence_segments(world, shooter, target)
+        for name, count in blocker_counts(world, segments, cylinders):
+            counts[name] = counts.get(name, 0) + count
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:3])

@@ -1,0 +1,14 @@
+"""A top view of the densest example table with a green line between every pair of troopers with LoF.
+
+Run: python examples/pictures/matrix_top.py   (writes out/matrix_top.png)
+"""
+
+from pathlib import Path
+
+import lofkit
+from lofkit.render import Overlay, render
+
+HERE = Path(__file__).resolve().parent
+world = lofkit.World.from_scene(lofkit.load_scene(HERE.parent / "tables" / "table-b.yaml"))
+Path("out").mkdir(exist_ok=True)
+print(render(world, "out/matrix_top.png", view="top", size=(1000, 1000), overlay=Overlay(matrix=lofkit.matrix(world))))
