@@ -156,11 +156,18 @@ def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray)
 
 def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:
     """A proof that a and b cannot see each other: the id of one convex blocker that every segment between them
-    crosses, or None. If every segment between the vertices of two convex polytopes crosses one convex body, every
-    segment between any of their points does; prisms around both volumes are used, so the proof holds for every
-    eye in one and every point of the other's template, both ways."""
+    crosses, or None. Prisms around both volumes are used, so the proof holds for every eye in one and every point
+    of the other's template, both ways."""
     v = world.troopers
-    starts, ends = prism_vertices(v, a), prism_vertices(v, b)
+    return covering_blocker(world, prism_vertices(v, a), prism_vertices(v, b), cylinders)
+
+
+def covering_blocker(world, starts: np.ndarray, ends: np.ndarray, cylinders: np.ndarray) -> str | None:
+    """The id of one convex blocker (a convex part of a blocking piece, or one of the troopers `cylinders`) that
+    every segment between the convex hulls of the points `starts` and `ends` crosses, or None. If every segment
+    between the vertices of two convex polytopes crosses one convex body, every segment between any of their
+    points does (the body holds a cross-section of each cone of segments)."""
+    v = world.troopers
     segments = Segments.between(np.repeat(starts, len(ends), axis=0), np.tile(ends, (len(starts), 1)), trim=0.0)
     for trooper in cylinders:
         if np.isfinite(cylinder_entry(v, segments, np.full((len(segments.lengths), 1), trooper))).all():

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from . import dice, lof, queries
-from .odds import duel_odds, parse_duel
+from .odds import duel_odds, parse_duel, situational_mods
 from .errors import LofkitError
 from .loading import load_scene
 from .schema import scene_schema_json
@@ -178,7 +178,8 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
         attack, reply = parse_duel(duel)
     if duel and verdict.lof:
         band = int(range_band(verdict.distance_mm)[0])
-        odds = duel_odds(attack, reply, band, back.lof, range_mods=range_mods, reply_range_mods=reply_range_mods)
+        odds = duel_odds(attack, reply, band, back.lof, situational_mods(verdict), situational_mods(back),
+                         range_mods=range_mods, reply_range_mods=reply_range_mods)
     if as_json:
         _emit_json({**verdict.to_dict(), **({"odds": odds.to_dict() if odds else None} if duel else {})})
         return
@@ -386,6 +387,31 @@ def report(scene: str, shooter: str, target: str, output: str, size: str) -> Non
     index = write_report(world, verdict, lof.sample_segments(world, shooter, target), output, parse_size(size))
     out.print(f"{shooter} → {target}: {verdict.reason}", highlight=False)
     out.print(f"ruling page: {index}", highlight=False)
+
+
+@cli.command()
+@scene_argument
+@click.argument("active")
+@click.option("--path", "path_text", metavar="x,y;x,y;...", help="The declared move, as points in mm.")
+@json_option
+def aro(scene: str, active: str, path_text: str | None, as_json: bool) -> None:
+    """Which enemies may declare an ARO against ACTIVE, standing still or moving along --path."""
+    from .aro import aro as reactions_to, parse_path
+
+    path = parse_path(path_text) if path_text is not None else None
+    result = reactions_to(_world(scene, quiet=as_json), active, path)
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    moving = f"moving along {len(result.path) - 1} legs ({result.stations} stations)" if path else "standing still"
+    out.print(f"{active}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
+    table = Table(show_edge=False, box=None, padding=(0, 2))
+    for column in ("trooper", "by", "from", "may declare"):
+        table.add_column(column)
+    for r in result.reactions:
+        where = f"{r.path_fraction:.0%} of the path ({r.point[0]:.0f}, {r.point[1]:.0f})" if path else "here"
+        table.add_row(r.trooper, "LoF" if r.by == "lof" else "ZoC", where, ", ".join(r.allowed))
+    out.print(table)
 
 
 @cli.command()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .blockers import Segments, blocker_names, first_obstruction
+from .cover import partial_cover, scenery_in_contact, visibility_mod
 from .errors import LofkitError
 from .measure import base_contact, base_distance, in_arc, in_zoc, range_band
 from .results import LofVerdict, MatrixResult
@@ -28,7 +29,7 @@ def _target_problem(volumes, a: int, b: int) -> str | None:
     return None
 
 
-def _verdict(world, a: int, b: int, seen: Sight) -> LofVerdict:
+def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]]) -> LofVerdict:
     v = world.troopers
     shooter, target = v.ids[a], v.ids[b]
     arc = bool(in_arc(v, a, b))
@@ -50,6 +51,10 @@ def _verdict(world, a: int, b: int, seen: Sight) -> LofVerdict:
     if lof and problem:
         reason = f"LoF, but {problem}"
     d = float(base_distance(v, a, b))
+    if b not in touching:
+        touching[b] = scenery_in_contact(world, b)
+    cover = partial_cover(world, a, b, touching[b]) if seen.seen else None
+    mod, zone = visibility_mod(world, seen.witness)
     return LofVerdict(
         shooter=shooter,
         target=target,
@@ -64,6 +69,10 @@ def _verdict(world, a: int, b: int, seen: Sight) -> LofVerdict:
         base_contact=contact,
         witness=seen.witness,
         blockers=seen.blockers if not seen.seen else (),
+        cover=cover is not None,
+        cover_from=cover,
+        visibility_mod=mod,
+        visibility_zone=zone,
     )
 
 
@@ -75,7 +84,8 @@ def verdicts(
     if np.any(pairs[:, 0] == pairs[:, 1]):
         raise LofkitError("a trooper and itself: LoF needs two different troopers")
     seen = sight(world, pairs, progress)
-    return [_verdict(world, a, b, seen[min(a, b), max(a, b)]) for a, b in pairs.tolist()]
+    touching: dict[int, list[int]] = {}  # scenery in base contact, per target
+    return [_verdict(world, a, b, seen[min(a, b), max(a, b)], touching) for a, b in pairs.tolist()]
 
 
 def check(world, shooter: str, target: str) -> LofVerdict:

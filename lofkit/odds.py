@@ -3,8 +3,9 @@
 `check --odds "12x3 vs 11x1"` gives the shooter's and the target's BS (or any attribute) and bursts. MODs that
 follow from the verdict are applied, each side's sum clamped to +-12 (RULES.md Rolls): the range-band MOD of each
 side's weapon, given per 8" band (`+3,0,-3,-6` means +3 at 0-8", 0 at 8-16", ...; bands past the list count as
-out of range), and Partial Cover (-3 to the attacker's BS) once the cover rule reports it. A target without LoF
-back to the shooter cannot reply: the attack is then a normal roll.
+out of range), Partial Cover (-3 to the BS of whoever shoots at a trooper in cover) and the worst Low/Poor
+Visibility zone on the witness segments (-3 / -6). A target without LoF back to the shooter cannot reply: the attack
+is then a normal roll.
 """
 
 from __future__ import annotations
@@ -61,15 +62,23 @@ class Odds:
         }
 
 
-def _side(spec: RollSpec, range_mods: str | None, band: int, cover: bool, who: str, cover_reason: str):
+def _side(spec: RollSpec, range_mods: str | None, band: int, situational: list[tuple[str, int]], who: str):
     """One side's SV after its MODs: (sv, [(why, mod)], note or "")."""
     mod = band_mod(range_mods, band)
     if mod is None:
         return 0, [], f"the {who} is out of its weapon's range"
     mods = [(f"range band {8 * (band - 1)}-{8 * band}in", mod)] if range_mods else []
-    if cover:
-        mods.append((cover_reason, -3))
+    mods += [(why, value) for why, value in situational if value]
     return success_value(spec.sv, [m for _, m in mods]), mods, ""
+
+
+def situational_mods(verdict) -> list[tuple[str, int]]:
+    """The MODs to the roll of a shooter that the verdict knows: the target's Partial Cover and the worst
+    Low/Poor Visibility zone on the witness segments."""
+    mods = [(f"{verdict.target} in Partial Cover ({verdict.cover_from})", -3)] if verdict.cover else []
+    if verdict.visibility_mod:
+        mods.append((f"visibility zone {verdict.visibility_zone}", verdict.visibility_mod))
+    return mods
 
 
 def duel_odds(
@@ -77,14 +86,15 @@ def duel_odds(
     reply: RollSpec,
     band: int,
     reply_has_lof: bool,
-    attacker_cover: bool = False,
-    target_cover: bool = False,
+    attack_mods: list[tuple[str, int]] = (),
+    reply_mods: list[tuple[str, int]] = (),
     range_mods: str | None = None,
     reply_range_mods: str | None = None,
 ) -> Odds:
-    """Odds of an attack at range band `band` and the target's reply, with the MODs named in the module doc."""
-    sv1, mods1, note1 = _side(attack, range_mods, band, target_cover, "attack", "target in Partial Cover")
-    sv2, mods2, note2 = _side(reply, reply_range_mods, band, attacker_cover, "reply", "shooter in Partial Cover")
+    """Odds of an attack at range band `band` and the target's reply; `attack_mods`/`reply_mods` are the
+    situational MODs of each roll (see `situational_mods`)."""
+    sv1, mods1, note1 = _side(attack, range_mods, band, list(attack_mods), "attack")
+    sv2, mods2, note2 = _side(reply, reply_range_mods, band, list(reply_mods), "reply")
     burst2 = reply.burst if reply_has_lof else 0
     note3 = "" if reply_has_lof else "the target has no LoF to the shooter, so it cannot reply: a normal roll"
     note = "; ".join(n for n in (note1, note2, note3) if n)

@@ -133,6 +133,10 @@ class LofVerdict:
     base_contact: bool
     witness: object | None
     blockers: tuple[tuple[str, int], ...]
+    cover: bool = False
+    cover_from: str | None = None
+    visibility_mod: int = 0
+    visibility_zone: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -150,6 +154,10 @@ class LofVerdict:
             "base_contact": self.base_contact,
             "witness": self.witness.to_dict() if self.witness is not None else None,
             "blockers": [{"id": name, "segments": count} for name, count in self.blockers],
+            "cover": self.cover,
+            "cover_from": self.cover_from,
+            "visibility_mod": self.visibility_mod,
+            "visibility_zone": self.visibility_zone,
         }
 
 

@@ -6,6 +6,7 @@ and rtree indexes of terrain pieces and trooper volumes for broad-phase question
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from dataclasses import dataclass, field
@@ -52,6 +53,31 @@ class Volumes:
         if trooper_id not in self._lookup:
             raise UnknownTrooperError(trooper_id, list(self.ids))
         return self._lookup[trooper_id]
+
+    def with_copies(self, index: int, centres: np.ndarray, z: np.ndarray) -> Volumes:
+        """These volumes plus copies of trooper `index` standing at `centres` (n, 2) and elevations `z` (n,), ids
+        `<id>@<k>`; the trooper and its copies are marked `moving` (the stations of a declared move)."""
+        n = len(centres)
+
+        def extend(values: np.ndarray, value) -> np.ndarray:
+            return np.concatenate([values, np.full(n, value, dtype=values.dtype)])
+
+        moving = self.moving.copy()
+        moving[index] = True
+        return Volumes(
+            ids=self.ids + tuple(f"{self.ids[index]}@{k}" for k in range(n)),
+            sides=self.sides + (self.sides[index],) * n,
+            centre=np.vstack([self.centre, np.reshape(centres, (n, 2))]),
+            z=np.concatenate([self.z, z]),
+            radius=extend(self.radius, self.radius[index]),
+            height=extend(self.height, self.height[index]),
+            facing=extend(self.facing, self.facing[index]),
+            neutral=extend(self.neutral, self.neutral[index]),
+            marker=extend(self.marker, self.marker[index]),
+            moving=np.concatenate([moving, np.ones(n, dtype=bool)]),
+            engaged=extend(self.engaged, False),
+            prone=extend(self.prone, self.prone[index]),
+        )
 
     @property
     def top(self) -> np.ndarray:
@@ -105,6 +131,19 @@ class World:
     def convex_parts(self) -> ConvexParts:
         """Convex parts of every blocking piece, as half-spaces, for cheap proofs that a pair is hidden."""
         return convex_parts(self.pieces, self.blocking_pieces.tolist())
+
+    @functools.cached_property
+    def zone_rays(self) -> tuple[tuple[int, RayBackend], ...]:
+        """Low and Poor Visibility zones (they add MODs, never block), each with its own ray scene."""
+        return tuple((i, EmbreeRays([p.mesh])) for i, p in enumerate(self.pieces)
+                     if p.kind in ("low_visibility", "poor_visibility"))
+
+    def with_troopers(self, troopers: Volumes) -> World:
+        """The same table with other trooper volumes (terrain, ray scenes and caches are shared)."""
+        other = copy.copy(self)
+        other.troopers = troopers
+        other.trooper_index = _box_index(troopers.boxes)
+        return other
 
     @classmethod
     def from_scene(cls, scene: Scene, backend: Callable[..., RayBackend] = EmbreeRays) -> World:

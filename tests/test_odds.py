@@ -48,8 +48,8 @@ def test_band_mod_reads_one_mod_per_eight_inch_band():
 
 
 def test_duel_odds_apply_range_and_cover_and_clamp():
-    odds = duel_odds(RollSpec(12, 3), RollSpec(11, 1), band=3, reply_has_lof=True, target_cover=True,
-                     range_mods="+3,0,-3")
+    odds = duel_odds(RollSpec(12, 3), RollSpec(11, 1), band=3, reply_has_lof=True,
+                     attack_mods=[("target in Partial Cover", -3)], range_mods="+3,0,-3")
     assert odds.sv1 == 12 - 3 - 3 and odds.sv2 == 11
     assert odds.distribution == f2f_distribution(6, 3, 11, 1)
 

@@ -1,0 +1,72 @@
+"""RULES.md "Cover" (N4 Partial Cover) and LoF 3 (Low/Poor Visibility zones add MODs) in `check`."""
+
+import json
+
+import pytest
+
+from lofkit import check
+from tests.helpers import build_world, scene_data, trooper, write_scene
+
+
+def enemy(trooper_id, x, y, **fields):
+    return trooper(trooper_id, x, y, **{"side": "red", "facing": 270, **fields})
+
+
+def low_wall(y: float) -> dict:
+    """A 20 mm wall, 10 mm thick, across x 500..700 centred on y."""
+    return {"id": "low-wall", "wall": {"from": [500, y], "to": [700, y], "thickness": 10, "height": 20}}
+
+
+@pytest.mark.parametrize(
+    ("wall_y", "cover"),
+    [
+        (600 - 12.5 - 5, True),  # its face touches the target's base, between it and the attacker
+        (600 - 12.5 - 5 - 0.5, True),  # 0.5 mm away: contact at exactly the tolerance counts
+        (600 - 12.5 - 5 - 25.4, False),  # the same wall 1 inch away: no contact
+        (600 + 12.5 + 5, False),  # touching the base, but behind the target: it hides nothing from the attacker
+    ],
+)
+def test_partial_cover_needs_contact_and_an_obscured_template(wall_y, cover):
+    world = build_world([trooper("a", 600, 300), enemy("b", 600, 600)], [low_wall(wall_y)])
+    verdict = check(world, "a", "b")
+    assert verdict.lof and verdict.cover is cover
+    assert verdict.cover_from == ("low-wall" if cover else None)
+
+
+def test_the_surface_a_trooper_stands_on_is_not_cover():
+    roof = {"id": "roof", "box": {"size": [100, 100, 50]}, "position": [600, 600, 0]}
+    world = build_world([trooper("a", 600, 200), enemy("b", 600, 600, z="auto")], [roof])
+    assert not check(world, "a", "b").cover
+
+
+@pytest.mark.parametrize(
+    ("zones", "mod", "zone"),
+    [
+        ([("haze", "low_visibility", 300)], -3, "haze"),
+        ([("fog", "poor_visibility", 100)], -6, "fog"),
+        ([("haze", "low_visibility", 300), ("fog", "poor_visibility", 100)], -6, "fog"),  # the worst, not the sum
+        ([("haze", "low_visibility", 80)], -3, "haze"),  # a zone around the shooter: segments start inside it
+    ],
+)
+def test_visibility_zones_add_their_mod_when_the_witness_crosses_them(zones, mod, zone):
+    pieces = [{"id": name, "cylinder": {"diameter": size, "height": 200},
+               "position": [600, 300 if size == 80 else 450], "kind": kind} for name, kind, size in zones]
+    verdict = check(build_world([trooper("a", 600, 300), enemy("b", 600, 600)], pieces), "a", "b")
+    assert verdict.sight and (verdict.visibility_mod, verdict.visibility_zone) == (mod, zone)
+
+
+def test_a_zone_off_the_line_adds_nothing():
+    haze = {"id": "haze", "cylinder": {"diameter": 100, "height": 200}, "position": [900, 450],
+            "kind": "low_visibility"}
+    verdict = check(build_world([trooper("a", 600, 300), enemy("b", 600, 600)], [haze]), "a", "b")
+    assert verdict.visibility_mod == 0 and verdict.visibility_zone is None
+
+
+def test_check_odds_apply_cover_and_visibility(tmp_path, run_cli):
+    haze = {"id": "haze", "cylinder": {"diameter": 60, "height": 200}, "position": [600, 450],
+            "kind": "low_visibility"}
+    scene = write_scene(tmp_path, scene_data([trooper("a", 600, 300), enemy("b", 600, 600)],
+                                             [low_wall(600 - 12.5 - 5), haze]))
+    result = json.loads(run_cli("check", scene, "a", "b", "--odds", "12x3 vs 11x1", "--json").stdout)
+    assert result["cover"] and result["cover_from"] == "low-wall" and result["visibility_mod"] == -3
+    assert result["odds"]["sv1"] == 12 - 3 - 3 and result["odds"]["sv2"] == 11 - 3
