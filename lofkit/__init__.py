@@ -6,6 +6,9 @@
 >>> lofkit.distance(world, "fusilier", "alguacil").to_dict()  # doctest: +SKIP
 """
 
+from .aro import aro
+from .deployment import deploy_check
+from .dispersion import disperse, disperse_all
 from .errors import LofkitError, Problem, SceneError, UnknownTrooperError
 from .loading import load_scene, scene_from_data
 from .lof import check, matrix, verdicts
@@ -33,9 +36,13 @@ __all__ = [
     "Volumes",
     "World",
     "ZocResult",
+    "aro",
     "base_contact",
     "base_distance",
     "check",
+    "deploy_check",
+    "disperse",
+    "disperse_all",
     "distance",
     "in_arc",
     "in_front_arc",

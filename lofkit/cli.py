@@ -414,6 +414,80 @@ def aro(scene: str, active: str, path_text: str | None, as_json: bool) -> None:
     out.print(table)
 
 
+def _table_point(text: str, units: str) -> tuple[float, float]:
+    from .units import parse_length
+
+    try:
+        x, y = (parse_length(part.strip(), units) for part in text.split(","))
+    except ValueError:
+        raise LofkitError(f"--at '{text}' is not a point X,Y (mm, or with units: 14in,22in)") from None
+    return x, y
+
+
+def _landing_text(result) -> str:
+    if result.placed:
+        x, y, z = result.landing
+        return f"lands at ({x:.1f}, {y:.1f}), z {z:.1f}"
+    fallback = result.fallback
+    spot = ("no legal spot: " + fallback.message) if fallback.position is None else (
+        "placed in its deployment zone at (" + ", ".join(f"{c:.1f}" for c in fallback.position)
+        + f") on edge {fallback.edge}; the owner chooses")
+    return f"cannot stand there ({', '.join(result.reasons)}) → {spot}"
+
+
+@cli.command()
+@scene_argument
+@click.argument("element")
+@click.option("--at", "at_text", required=True, metavar="X,Y", help="The intended point (template centre).")
+@click.option("--roll", type=int, help="The d20 result, 1..20.")
+@click.option("--all", "all_rolls", is_flag=True, help="All 20 outcomes at once.")
+@json_option
+def disperse(scene: str, element: str, at_text: str, roll: int | None, all_rolls: bool, as_json: bool) -> None:
+    """Where dispersing ELEMENT lands: 16 inches from --at in the direction the d20 picks."""
+    from .dispersion import disperse as disperse_one, disperse_all
+
+    if (roll is None) == (not all_rolls):
+        raise LofkitError("give --roll N (1..20) or --all")
+    world = _world(scene, quiet=as_json)
+    at = _table_point(at_text, world.scene.units)
+    result = disperse_all(world, element, at) if all_rolls else disperse_one(world, element, at, roll)
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    if not all_rolls:
+        out.print(f"roll {roll} → {result.direction_deg:.0f}°: {_landing_text(result)}", highlight=False)
+        return
+    table = Table(title=f"{element} dispersing from ({at[0]:.0f}, {at[1]:.0f})", title_justify="left")
+    for column in ("roll", "direction", "outcome"):
+        table.add_column(column, justify="right" if column != "outcome" else "left")
+    for r in result:
+        table.add_row(str(r.roll), f"{r.direction_deg:.0f}°", _landing_text(r))
+    out.print(table)
+    out.print(f"{sum(r.placed for r in result)} of 20 landings stand", highlight=False)
+
+
+@cli.command("deploy-check")
+@scene_argument
+@json_option
+def deploy_check(scene: str, as_json: bool) -> None:
+    """Is every deployment legal? Lists each broken rule with the trooper and the numbers."""
+    from .deployment import deploy_check as check_deployment
+
+    result = check_deployment(_world(scene, quiet=as_json))
+    if as_json:
+        _emit_json(result.to_dict())
+        return
+    if result.ok:
+        out.print(f"every deployment is legal ({len(result.checked)} checked, {len(result.exempt)} exempt)")
+        return
+    table = Table(title=f"{len(result.problems)} deployment problems", title_justify="left")
+    for column in ("trooper", "rule", "problem"):
+        table.add_column(column)
+    for p in result.problems:
+        table.add_row(p.trooper, p.rule, p.message)
+    out.print(table)
+
+
 @cli.command()
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 def schema(output: str | None) -> None:

@@ -129,12 +129,17 @@ def test_render_command(tmp_path, run_cli):
     assert run_cli("view", RULEBOOK).exit_code == 2  # no display here
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in (REPO / "examples" / "pictures").glob("*.py")))
+EXAMPLE_SCRIPTS = sorted(str(p.relative_to(REPO)) for folder in ("pictures", "rules")
+                         for p in (REPO / "examples" / folder).glob("*.py"))
+
+
+@pytest.mark.parametrize("script", EXAMPLE_SCRIPTS)
 def test_example_picture_scripts_run(tmp_path, script):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "pictures" / script)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, str(REPO / script)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
-    assert Image.open(tmp_path / done.stdout.strip()).size[0] > 0
+    picture = tmp_path / done.stdout.split(":")[0].strip()
+    assert Image.open(picture).size[0] > 0
