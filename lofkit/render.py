@@ -143,13 +143,14 @@ def _troopers(plotter: pv.Plotter, world, layers: set[str], hide: set[int], high
             continue
         colour = trooper_colour(world, i)
         body = _cylinder(v.centre[i], v.z[i], v.radius[i], v.height[i])
-        edge = {"show_edges": False} if v.ids[i] not in highlight else {"show_edges": True, "edge_color": HIGHLIGHT_COLOUR}
         if v.marker[i]:
             plotter.add_mesh(body, color=colour, opacity=0.35, ambient=0.4)
             plotter.add_mesh(_cylinder(v.centre[i], v.z[i], v.radius[i], 1.5), color=colour, ambient=0.4)
         else:
-            plotter.add_mesh(body, color=colour, ambient=0.4, diffuse=0.6, opacity=0.55 if i in see_through else 1.0,
-                             **edge)
+            plotter.add_mesh(body, color=colour, ambient=0.4, diffuse=0.6, opacity=0.55 if i in see_through else 1.0)
+        if v.ids[i] in highlight:  # a blocker: wrapped in a translucent shell of the highlight colour
+            shell = _cylinder(v.centre[i], v.z[i] - 0.5, v.radius[i] + 1.0, v.height[i] + 1.5)
+            plotter.add_mesh(shell, color=HIGHLIGHT_COLOUR, opacity=0.5, ambient=0.5)
         if "arcs" in layers and not v.marker[i]:
             plotter.add_mesh(_arc_band(v.centre[i], v.top[i], v.radius[i], v.facing[i]), color="white",
                              ambient=1.0, diffuse=0.0)
