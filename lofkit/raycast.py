@@ -30,7 +30,7 @@ def _batch(origins, directions, lengths, dtype) -> tuple[np.ndarray, np.ndarray,
     directions = np.ascontiguousarray(np.reshape(directions, (-1, 3)), dtype=dtype)
     if lengths is None:
         lengths = np.full(len(origins), np.inf)
-    lengths = np.ascontiguousarray(np.broadcast_to(lengths, (len(origins),)), dtype=dtype)
+    lengths = np.array(np.broadcast_to(lengths, (len(origins),)), dtype=dtype)  # a writable copy: embreex needs one
     return origins, directions, lengths
 
 

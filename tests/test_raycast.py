@@ -57,3 +57,11 @@ def test_empty_scene_and_empty_batches():
     for backend in (EmbreeRays([]), NumpyRays([])):
         assert backend.occluded(np.zeros((2, 3)), np.tile([1.0, 0, 0], (2, 1)), [1, 1]).tolist() == [False, False]
         assert backend.first_hit(np.zeros((0, 3)), np.zeros((0, 3)))[0].shape == (0,)
+
+
+def test_float32_inputs_are_accepted():
+    box = trimesh.creation.box((10, 10, 10))
+    origins = np.array([[0, 0, 100.0]], dtype=np.float32)
+    down = np.array([[0, 0, -1.0]], dtype=np.float32)
+    for backend in (EmbreeRays([box]), NumpyRays([box])):
+        assert backend.occluded(origins, down, np.float32([200.0])).tolist() == [True]
