@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
@@ -289,7 +290,11 @@ def build_plotter(
 
 
 def render(world, path, **options) -> str:
-    """Render a picture to `path` (PNG); options as `build_plotter`."""
+    """Render a picture to `path` (PNG; its folder is made if missing); options as `build_plotter`."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
     plotter = build_plotter(world, **options)
     try:
         plotter.screenshot(str(path))

@@ -120,7 +120,7 @@ def test_report_never_writes_into_a_folder_of_other_files(rulebook, tmp_path, ru
 
 
 def test_render_command(tmp_path, run_cli):
-    out = tmp_path / "eye.png"
+    out = tmp_path / "new" / "folder" / "eye.png"
     result = run_cli("render", RULEBOOK, "-o", out, "--view", "eye", "--shooter", "fusilier", "--target", "iguana",
                      "--size", "200x150")
     assert result.exit_code == 0 and Image.open(out).size == (200, 150)
