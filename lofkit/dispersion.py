@@ -47,7 +47,7 @@ from .deployment import (
 )
 from .errors import LofkitError
 from .measure import base_contact
-from .surfaces import DOWN
+from .surfaces import surface_under
 from .units import EPS, INCH
 
 DISPERSION_DISTANCE = 16 * INCH
@@ -195,17 +195,6 @@ def _check_point(world, at) -> tuple[float, float]:
 
 
 # --- landing ------------------------------------------------------------------------------------------------------
-
-
-def surface_under(world, points) -> np.ndarray:
-    """Height of the highest solid surface straight under each point (x, y) (0, the table top, where there is none)."""
-    points = np.reshape(np.asarray(points, dtype=float), (-1, 2))
-    if len(world.solid_pieces) == 0 or len(points) == 0:
-        return np.zeros(len(points))
-    top = max(world.pieces[i].bounds[1, 2] for i in world.solid_pieces) + 1.0
-    origins = np.column_stack([points, np.full(len(points), top)])
-    distance, _ = world.solid_rays.first_hit(origins, np.broadcast_to(DOWN, origins.shape), np.full(len(points), top))
-    return np.where(np.isfinite(distance), np.maximum(top - distance, 0.0), 0.0)
 
 
 def _enemy_zones(world, side: str) -> shapely.Geometry | None:

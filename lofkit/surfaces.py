@@ -37,16 +37,31 @@ def disc_grid(radius: float, spacing: float = SPACING) -> np.ndarray:
     return np.vstack([np.stack([x[inside], y[inside]], axis=-1), rim])
 
 
-def _highest_hits(world, centres: np.ndarray, radii: np.ndarray, top: float) -> np.ndarray:
+def _top(world) -> float:
+    """A height above every solid piece, where downward casts start."""
+    return max(world.pieces[i].bounds[1, 2] for i in world.solid_pieces) + 1.0
+
+
+def surface_under(world, points) -> np.ndarray:
+    """Height of the highest solid surface straight under each point (x, y) (0, the table top, where there is none),
+    rounded to `RESOLUTION`."""
+    points = np.reshape(np.asarray(points, dtype=float), (-1, 2))
+    if len(world.solid_pieces) == 0 or len(points) == 0:
+        return np.zeros(len(points))
+    top = _top(world)
+    origins = np.column_stack([points, np.full(len(points), top)])
+    distance, _ = world.solid_rays.first_hit(origins, np.broadcast_to(DOWN, origins.shape), top)
+    height = np.where(np.isfinite(distance), np.maximum(top - distance, 0.0), 0.0)
+    return np.round(height / RESOLUTION) * RESOLUTION
+
+
+def _highest_hits(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
     """Highest surface hit by rays cast down over each base (0 where nothing is hit)."""
     heights = np.zeros(len(centres))
     for radius in np.unique(radii):  # one grid per base size: a handful of sizes per table
         chosen = np.flatnonzero(radii == radius)
         points = centres[chosen][:, None, :] + disc_grid(radius)[None]
-        origins = np.concatenate([points, np.full(points.shape[:2] + (1,), top)], axis=-1).reshape(-1, 3)
-        distance, _ = world.solid_rays.first_hit(origins, np.broadcast_to(DOWN, origins.shape), top)
-        surface = np.where(np.isfinite(distance), top - distance, 0.0).reshape(points.shape[:2])
-        heights[chosen] = surface.max(axis=1)
+        heights[chosen] = surface_under(world, points.reshape(-1, 2)).reshape(points.shape[:2]).max(axis=1)
     return heights
 
 
@@ -68,6 +83,5 @@ def rest_height(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
     centres, radii = np.reshape(centres, (-1, 2)), np.asarray(radii, dtype=float).reshape(-1)
     if len(world.solid_pieces) == 0 or len(centres) == 0:
         return np.zeros(len(centres))
-    top = max(world.pieces[i].bounds[1, 2] for i in world.solid_pieces) + 1.0
-    heights = np.maximum(_highest_hits(world, centres, radii, top), _highest_vertices(world, centres, radii, top))
+    heights = np.maximum(_highest_hits(world, centres, radii), _highest_vertices(world, centres, radii, _top(world)))
     return np.maximum(np.round(heights / RESOLUTION) * RESOLUTION, 0.0)
