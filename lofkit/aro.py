@@ -20,7 +20,7 @@ import numpy as np
 
 from .blockers import blocking_troopers, covering_blocker, prism_vertices
 from .errors import LofkitError
-from .measure import base_contact, in_front_arc, in_zoc
+from .measure import in_zoc, may_trace
 from .sight import Witness, sight
 
 SPACING = 2.5
@@ -66,6 +66,14 @@ class AroResult:
         }
 
 
+def check_path(world, path) -> None:
+    """A declared move stays on the table."""
+    table = world.scene.table
+    for x, y in path or []:
+        if not (0 <= x <= table.width and 0 <= y <= table.depth):
+            raise LofkitError(f"path point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)")
+
+
 def parse_path(text: str) -> list[tuple[float, float]]:
     """'x,y;x,y;...' (mm) -> points."""
     try:
@@ -101,6 +109,7 @@ def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> Ar
     """Every enemy of `active` that may declare an ARO, standing still (no path) or along `path`."""
     v = world.troopers
     a = v.index(active)
+    check_path(world, path)
     points, fraction, corner = stations(v.centre[a], path)
     moved = world.with_troopers(v.with_copies(a, points, np.full(len(points), v.z[a])))
     mv = moved.troopers
@@ -113,7 +122,7 @@ def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> Ar
         for r in reactors:
             if r in found:
                 continue
-            looking = copies[run][_may_see(mv, r, copies[run], world.scene.base_contact_tolerance)]
+            looking = copies[run][may_trace(mv, r, copies[run], world.scene.base_contact_tolerance)]
             if len(looking) == 0 or _hidden_along(moved, r, copies[run], corner[run]):
                 continue
             pairs += [(r, c) for c in looking]
@@ -146,14 +155,6 @@ def _runs(travelled: np.ndarray) -> list[np.ndarray]:
     """Consecutive station indices, about RUN mm of path each."""
     bucket = np.floor(travelled / RUN).astype(int)
     return [np.flatnonzero(bucket == b) for b in np.unique(bucket)]
-
-
-def _may_see(volumes, reactor: int, targets: np.ndarray, tolerance: float) -> np.ndarray:
-    """Stations inside the reactor's arc (its facing: it is not moving), and in base contact if it is engaged."""
-    ok = in_front_arc(volumes, reactor, targets) | volumes.moving[reactor]
-    if volumes.engaged[reactor]:
-        ok &= base_contact(volumes, reactor, targets, tolerance)
-    return ok
 
 
 def _hidden_along(world, reactor: int, run: np.ndarray, corner: np.ndarray) -> bool:

@@ -89,9 +89,26 @@ def _enter_cylinder(volumes, segments: Segments, rows: np.ndarray, troopers: np.
     return np.where(leave - enter > 1e-9, enter, np.inf)
 
 
+def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
+    """Whether each point lies inside a Zero Visibility zone (a closed mesh)."""
+    inside = np.zeros(len(points), dtype=bool)
+    for index in world.zero_visibility:
+        mesh = world.pieces[index].mesh
+        low, high = mesh.bounds
+        near = np.flatnonzero(np.all((points >= low) & (points <= high), axis=1))
+        if len(near) and mesh.is_watertight:
+            inside[near[mesh.contains(points[near])]] = True
+    return inside
+
+
 def blocked(world, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
-    """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k)."""
+    """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k).
+
+    Zero Visibility zones "block into, through and out of themselves": a segment crossing a zone's surface is
+    blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it."""
     hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
+    if world.zero_visibility:
+        hit |= inside_zero_visibility(world, segments.origins)
     free = np.flatnonzero(~hit & (cylinders >= 0).any(axis=1))
     if len(free):
         clear = Segments(segments.origins[free], segments.directions[free], segments.lengths[free])

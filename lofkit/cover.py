@@ -11,12 +11,11 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from .raycast import EmbreeRays
 from .sight import evidence_segments
 
 CONTACT_HEIGHT = 1.0
-"""Base contact with scenery is measured from the base's rim this far (mm) above its underside, so the surface the
-base stands on is not scenery it touches."""
+"""Base contact with scenery is measured from the base's rim this far (mm) above its underside plus the contact
+tolerance, so the surface the base stands on is never scenery it touches."""
 ZONE_MODS = {"low_visibility": -3, "poor_visibility": -6}
 
 
@@ -26,10 +25,11 @@ def scenery_in_contact(world, trooper: int) -> list[int]:
     tolerance = world.scene.base_contact_tolerance
     reach = v.radius[trooper] + tolerance + 1.0
     x, y = v.centre[trooper]
-    box = (x - reach, y - reach, v.z[trooper], x + reach, y + reach, v.z[trooper] + CONTACT_HEIGHT + tolerance)
+    lift = v.z[trooper] + CONTACT_HEIGHT + tolerance
+    box = (x - reach, y - reach, v.z[trooper], x + reach, y + reach, lift + tolerance)
     angles = np.linspace(0, 2 * np.pi, 72, endpoint=False)
     rim = np.column_stack([x + v.radius[trooper] * np.cos(angles), y + v.radius[trooper] * np.sin(angles),
-                           np.full(len(angles), v.z[trooper] + CONTACT_HEIGHT)])
+                           np.full(len(angles), lift)])
     touching = []
     for piece in sorted(set(world.piece_index.intersection(box)) & set(world.solid_pieces.tolist())):
         _, distance, _ = trimesh.proximity.closest_point(world.pieces[piece].mesh, rim)
@@ -47,8 +47,7 @@ def partial_cover(world, attacker: int, target: int, contact: list[int] | None =
         return None
     segments, _ = evidence_segments(world, attacker, target)
     for piece in contact:
-        rays = EmbreeRays([world.pieces[piece].mesh])
-        if rays.occluded(segments.origins, segments.directions, segments.lengths).any():
+        if world.piece_rays(piece).occluded(segments.origins, segments.directions, segments.lengths).any():
             return world.pieces[piece].id
     return None
 

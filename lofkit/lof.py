@@ -15,7 +15,7 @@ import numpy as np
 from .blockers import Segments, blocker_names, first_obstruction
 from .cover import partial_cover, scenery_in_contact, visibility_mod
 from .errors import LofkitError
-from .measure import base_contact, base_distance, in_arc, in_zoc, range_band
+from .measure import base_contact, base_distance, in_arc, in_zoc, may_trace, range_band
 from .results import LofVerdict, MatrixResult
 from .sight import Sight, evidence_segments, sight
 
@@ -34,7 +34,7 @@ def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]])
     shooter, target = v.ids[a], v.ids[b]
     arc = bool(in_arc(v, a, b))
     contact = bool(base_contact(v, a, b, world.scene.base_contact_tolerance))
-    engaged_elsewhere = bool(v.engaged[a]) and not contact
+    engaged_elsewhere = arc and not bool(may_trace(v, a, b, world.scene.base_contact_tolerance))
     lof = arc and seen.seen and not engaged_elsewhere
     if not arc:
         reason = f"out of arc: {target} is wholly behind {shooter}'s front 180° arc"

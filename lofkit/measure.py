@@ -68,6 +68,13 @@ def in_arc(volumes, a, b) -> np.ndarray:
     return volumes.moving[a] | volumes.engaged[a] | in_front_arc(volumes, a, b)
 
 
+def may_trace(volumes, a, b, tolerance: float) -> np.ndarray:
+    """The arc half of LoF (RULES.md LoF 1): B is in A's arc, and an `engaged` A "may trace LoF only to troopers in
+    base contact with it" (`tolerance`: the scene's base contact tolerance)."""
+    a = np.asarray(a)
+    return in_arc(volumes, a, b) & (~volumes.engaged[a] | base_contact(volumes, a, b, tolerance))
+
+
 def in_zoc(volumes, owner, other) -> np.ndarray:
     """RULES.md (ZoC): the ZoC "is a cylinder: radius = base radius + 8" around the base centre, from 8" below the
     bottom of the silhouette to 8" above its top"; another trooper "is inside A's ZoC when any part of its base disc
@@ -83,6 +90,7 @@ def in_zoc(volumes, owner, other) -> np.ndarray:
 
 def neighbours(world, trooper: int, reach: float) -> np.ndarray:
     """Indices of troopers whose volume's bounding box comes within `reach` mm of `trooper`'s (rtree broad phase)."""
+    reach = reach + EPS  # the rules compare within EPS: the broad phase must not cut that off
     box = world.troopers.boxes[trooper] + np.array([-reach] * 3 + [reach] * 3)
     found = np.fromiter(world.trooper_index.intersection(tuple(box)), dtype=np.int64)
     return np.sort(found[found != trooper])

@@ -123,7 +123,8 @@ class World:
         """Rays against terrain that blocks LoF; hit indices point into `blocking_pieces`."""
         self.solid_rays = backend([pieces[i].mesh for i in self.solid_pieces])
         """Rays against solid scenery (surfaces that support bases); hit indices point into `solid_pieces`."""
-        self.blocking_set = frozenset(self.blocking_pieces.tolist())
+        self.zero_visibility = tuple(i for i, p in enumerate(pieces) if p.kind == "zero_visibility" and p.blocks_lof)
+        """Zero Visibility zones: they block even segments that stay inside them."""
         self.piece_index = _box_index(np.array([np.ravel(p.bounds) for p in pieces]).reshape(-1, 6))
         self.trooper_index = _box_index(troopers.boxes)
 
@@ -137,6 +138,13 @@ class World:
         """Low and Poor Visibility zones (they add MODs, never block), each with its own ray scene."""
         return tuple((i, EmbreeRays([p.mesh])) for i, p in enumerate(self.pieces)
                      if p.kind in ("low_visibility", "poor_visibility"))
+
+    def piece_rays(self, index: int) -> RayBackend:
+        """A ray scene of one piece alone (built once, on first use)."""
+        cache = self.__dict__.setdefault("_piece_rays", {})
+        if index not in cache:
+            cache[index] = EmbreeRays([self.pieces[index].mesh])
+        return cache[index]
 
     def with_troopers(self, troopers: Volumes) -> World:
         """The same table with other trooper volumes (terrain, ray scenes and caches are shared)."""

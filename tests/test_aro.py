@@ -73,3 +73,17 @@ def test_aro_bad_input(tmp_path, run_cli, args, message):
     path = write_scene(tmp_path, scene_data([trooper("a", 400, 300), enemy("r", 450, 800)]))
     result = run_cli("aro", path, *args)
     assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
+
+
+def test_an_engaged_reactor_sees_all_round_but_only_its_base_contact_opponent():
+    """LoF 1: an engaged trooper has a 360 degree arc, limited to troopers in base contact."""
+    world = build_world([trooper("a", 500, 475), enemy("r", 500, 500, facing=90, state=["engaged"])])
+    assert aro(world, "a").reactions[0].by == "lof"
+    far = build_world([trooper("a", 500, 300), enemy("r", 500, 500, facing=270, state=["engaged"])])
+    assert aro(far, "a").reactions[0].by == "zoc"
+
+
+def test_a_path_off_the_table_is_bad_input(tmp_path, run_cli):
+    path = write_scene(tmp_path, scene_data([trooper("a", 400, 300), enemy("r", 450, 800)]))
+    result = run_cli("aro", path, "a", "--path", "5000,5000")
+    assert result.exit_code == 2 and "off the table" in result.stderr

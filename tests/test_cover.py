@@ -70,3 +70,10 @@ def test_check_odds_apply_cover_and_visibility(tmp_path, run_cli):
     result = json.loads(run_cli("check", scene, "a", "b", "--odds", "12x3 vs 11x1", "--json").stdout)
     assert result["cover"] and result["cover_from"] == "low-wall" and result["visibility_mod"] == -3
     assert result["odds"]["sv1"] == 12 - 3 - 3 and result["odds"]["sv2"] == 11 - 3
+
+
+def test_the_floor_is_not_cover_even_with_a_generous_contact_tolerance():
+    roof = {"id": "roof", "box": {"size": [200, 200, 60]}, "position": [500, 700, 0]}
+    world = build_world([trooper("a", 500, 300), enemy("b", 500, 640, z="auto")], [roof],
+                        base_contact_tolerance="1mm")
+    assert check(world, "a", "b").sight and not check(world, "a", "b").cover

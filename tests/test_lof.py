@@ -256,3 +256,25 @@ def test_fast_search_equals_the_brute_force_reference_on_constructed_scenes():
     fast, brute = sight(world, pairs), sight_brute_force(world, pairs)
     assert {k: s.seen for k, s in fast.items()} == {k: s.seen for k, s in brute.items()}
     assert any(s.seen for s in fast.values()) and not all(s.seen for s in fast.values())
+
+
+@pytest.mark.parametrize(
+    "zone",
+    [
+        {"cylinder": {"diameter": 300, "height": 200}, "position": [530, 500]},
+        {"prism": {"polygon": [[0, 0], [300, 0], [300, 100], [100, 100], [100, 300], [0, 300]], "height": 200},
+         "position": [420, 450]},  # L-shaped, not convex: no proof applies, the search must agree
+    ],
+)
+def test_troopers_inside_one_zero_visibility_zone_do_not_see_each_other(zone):
+    """LoF 3: Zero Visibility zones block into, through and out of themselves, whatever their shape."""
+    smoke = {"id": "smoke", "kind": "zero_visibility", **zone}
+    world = build_world([trooper("a", 500, 500), enemy("b", 560, 500)], [smoke])
+    assert not check(world, "a", "b").sight
+
+
+def test_zoc_query_and_check_agree_at_the_tolerance():
+    world = build_world([trooper("a", 100, 500), enemy("b", 100 + 228.2 + 5e-7, 500)])
+    from lofkit import zoc
+
+    assert check(world, "a", "b").in_zoc and zoc(world, "a").inside_zoc_of_a == ("b",)
