@@ -114,7 +114,7 @@ def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> Ar
     moved = world.with_troopers(v.with_copies(a, points, np.full(len(points), v.z[a])))
     mv = moved.troopers
     copies = np.arange(len(v), len(mv))
-    reactors = [r for r in range(len(v)) if r != a and not v.neutral[r] and v.sides[r] != v.sides[a]]
+    reactors = np.flatnonzero(v.enemies(a, np.arange(len(v)))).tolist()
     found: dict[int, tuple[int, Witness]] = {}
     runs = _runs(fraction * (np.linalg.norm(np.diff(points, axis=0), axis=1).sum() if len(points) > 1 else 0))
     for run in runs:

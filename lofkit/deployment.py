@@ -244,8 +244,7 @@ def _contact_problems(world, add) -> None:
     """RULES.md (Deployment): "No base contact with enemy or neutral models, markers, tokens or mission objectives"."""
     v = world.troopers
     a, b = np.triu_indices(len(v), k=1)
-    sides = np.array([s if s is not None else "" for s in v.sides], dtype=object)
-    hostile = (v.neutral[a] ^ v.neutral[b]) | (~v.neutral[a] & ~v.neutral[b] & (sides[a] != sides[b]))
+    hostile = ~v.allied(a, b)  # enemy or neutral
     tolerance = world.scene.base_contact_tolerance
     touching = hostile & base_contact(v, a, b, tolerance)
     for i, j in zip(a[touching].tolist(), b[touching].tolist()):

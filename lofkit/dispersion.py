@@ -225,7 +225,7 @@ def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_o
     v = world.troopers
     others = np.flatnonzero(np.arange(len(v)) != element)
     if hostile_only:
-        others = others[v.neutral[others] | np.array([v.sides[j] != v.sides[element] for j in others], dtype=bool)]
+        others = others[~v.allied(element, others)]
     n = len(centres)
     if len(others) == 0 or n == 0:
         return np.zeros((n, len(others)), dtype=bool), others

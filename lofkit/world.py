@@ -54,6 +54,18 @@ class Volumes:
             raise UnknownTrooperError(trooper_id, list(self.ids))
         return self._lookup[trooper_id]
 
+    def allied(self, a, b) -> np.ndarray:
+        """Whether troopers a and b are on one side: the same `side`, or both neutral."""
+        a, b = np.asarray(a), np.asarray(b)
+        sides = np.array([s if s is not None else "" for s in self.sides], dtype=object)
+        both_neutral = self.neutral[a] & self.neutral[b]
+        return both_neutral | (~self.neutral[a] & ~self.neutral[b] & (sides[a] == sides[b]))
+
+    def enemies(self, a, b) -> np.ndarray:
+        """Whether a and b are enemies: on different sides, neither neutral."""
+        a, b = np.asarray(a), np.asarray(b)
+        return ~self.allied(a, b) & ~self.neutral[a] & ~self.neutral[b]
+
     def with_copies(self, index: int, centres: np.ndarray, z: np.ndarray) -> Volumes:
         """These volumes plus copies of trooper `index` standing at `centres` (n, 2) and elevations `z` (n,), ids
         `<id>@<k>`; the trooper and its copies are marked `moving` (the stations of a declared move)."""
