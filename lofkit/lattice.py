@@ -26,8 +26,6 @@ SQUARE = 3.0
 """Side of the square that must be seen, mm."""
 PITCH = 0.35
 """Largest spacing of the template lattice, mm."""
-COARSE = 3
-"""The coarse pass samples every third lattice point; any candidate block holds at least 3 x 3 of them."""
 EYE_SPACING = 2.5
 """Spacing of the dense eye points over the volume, mm."""
 END_TRIM = 0.01
@@ -62,14 +60,6 @@ class Lattice:
     def fits(self) -> bool:
         """Whether the template holds a 3 x 3 mm square at all."""
         return self.width >= SQUARE - 1e-9 and self.height >= SQUARE - 1e-9
-
-    def coarse_index(self) -> tuple[np.ndarray, np.ndarray]:
-        cw, ch = self.cells
-        return np.arange(0, cw + 1, COARSE), np.arange(0, ch + 1, COARSE)
-
-    def fine_index(self) -> tuple[np.ndarray, np.ndarray]:
-        cw, ch = self.cells
-        return np.arange(cw + 1), np.arange(ch + 1)
 
 
 def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -> np.ndarray:
