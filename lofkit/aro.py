@@ -127,7 +127,7 @@ def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> Ar
                 continue
             pairs += [(r, c) for c in looking]
         if pairs:
-            seen = sight(moved, pairs)
+            seen = sight(moved, pairs, evidence=False)
             for r, c in pairs:  # in path order: the first station with sight is kept
                 if r not in found and seen[min(r, c), max(r, c)].seen:
                     witness = seen[min(r, c), max(r, c)].witness

@@ -266,8 +266,11 @@ def _unordered(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
     return np.unique(np.sort(pairs, axis=1), axis=0)
 
 
-def sight(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None) -> dict:
-    """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}."""
+def sight(
+    world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None, evidence: bool = True
+) -> dict:
+    """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}; `evidence=False`
+    skips counting the blockers of hidden pairs (callers that only need yes or no)."""
     pairs = _unordered(pairs)
     search = _Search(world, pairs, progress)
     proofs = {k: hiding_blocker(world, a, b, search.cylinders[k][search.cylinders[k] >= 0])
@@ -278,7 +281,7 @@ def sight(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], Non
             open_ids = search.open_pairs(open_ids)
             if len(open_ids):
                 search.look(_eye_rows(world, pairs, open_ids, forward, pattern))
-    return _results(world, search, pairs, proofs)
+    return _results(world, search, pairs, proofs, evidence)
 
 
 def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict:
@@ -295,7 +298,7 @@ def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict:
     return _results(world, search, pairs, {})
 
 
-def _results(world, search: _Search, pairs: np.ndarray, proofs: dict) -> dict:
+def _results(world, search: _Search, pairs: np.ndarray, proofs: dict, evidence: bool = True) -> dict:
     results = {}
     for k, (a, b) in enumerate(pairs.tolist()):
         if k in search.found:
@@ -303,7 +306,7 @@ def _results(world, search: _Search, pairs: np.ndarray, proofs: dict) -> dict:
         elif proofs.get(k):
             results[a, b] = Sight(a, b, False, proof=proofs[k], blockers=((proofs[k], 0),))
         else:
-            results[a, b] = Sight(a, b, False, blockers=_evidence(world, a, b))
+            results[a, b] = Sight(a, b, False, blockers=_evidence(world, a, b) if evidence else ())
     return results
 
 
