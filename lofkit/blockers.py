@@ -92,9 +92,14 @@ def _enter_cylinder(volumes, segments: Segments, rows: np.ndarray, troopers: np.
 def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
     """Whether each point lies inside a Zero Visibility zone (a closed mesh)."""
     inside = np.zeros(len(points), dtype=bool)
+    if len(points) == 0:
+        return inside
+    lowest, highest = points.min(axis=0), points.max(axis=0)
     for index in world.zero_visibility:
         mesh = world.pieces[index].mesh
         low, high = mesh.bounds
+        if np.any(highest < low) or np.any(lowest > high):
+            continue  # the whole batch is clear of this zone's box
         near = np.flatnonzero(np.all((points >= low) & (points <= high), axis=1))
         if len(near) and mesh.is_watertight:
             inside[near[mesh.contains(points[near])]] = True
