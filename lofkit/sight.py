@@ -24,7 +24,7 @@ import numpy as np
 from .blockers import Segments, blocked, blocker_counts, blocking_troopers, hiding_blocker
 from .lattice import Lattice, dense_eyes, key_eyes, square_corners, template_axis, template_points, to_world
 
-BATCH_POINTS = 2_000_000
+BATCH_POINTS = 8_000_000
 """Lattice points held at once (rows x lattice size) in a pass."""
 COARSE_STRIDES = (9, 3)
 """Lattice strides of the passes before the fine checks."""
