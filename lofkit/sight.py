@@ -6,11 +6,13 @@ holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once
 
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
 1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes;
-2. key eyes, then dense eyes, each way: segments to every third lattice point of the template (the coarse pass);
-   only blocks of lattice cells whose coarse points are all clear are candidates, and candidate blocks are checked
-   point by point (the fine pass) until one is clear (the witness) or none is left. Coarse points are lattice
-   points, so a block the fine pass would find clear is never skipped: the answer equals the brute-force search
-   of every eye and every block, which `sight_brute_force` runs for tests and benchmarks.
+2. key eyes, then dense eyes, each way: segments to every 9th lattice point of the template drop the eyes that
+   see none of them; segments to every 3rd point leave as candidates only the blocks of lattice cells whose
+   sampled points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
+   first, until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
+   fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
+   block, which `sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block segments that
+   start inside them (see `blockers.blocked`).
 Segments of all pairs go to Embree in large batches; blocks of different template sizes are handled per size.
 """
 
