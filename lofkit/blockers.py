@@ -106,14 +106,15 @@ def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
     return inside
 
 
-def blocked(world, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
+def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarray | None = None) -> np.ndarray:
     """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k).
 
     Zero Visibility zones "block into, through and out of themselves": a segment crossing a zone's surface is
-    blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it."""
+    blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
+    (n,) may give that per segment when the caller knows it (all segments of one eye share it)."""
     hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
     if world.zero_visibility:
-        hit |= inside_zero_visibility(world, segments.origins)
+        hit |= inside_zero_visibility(world, segments.origins) if in_smoke is None else in_smoke
     free = np.flatnonzero(~hit & (cylinders >= 0).any(axis=1))
     if len(free):
         clear = Segments(segments.origins[free], segments.directions[free], segments.lengths[free])

@@ -23,7 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .blockers import Segments, blocked, blocker_counts, blocking_troopers, hiding_blocker
+from .blockers import (
+    Segments,
+    blocked,
+    blocker_counts,
+    blocking_troopers,
+    hiding_blocker,
+    inside_zero_visibility,
+)
 from .lattice import Lattice, dense_eyes, key_eyes, square_corners, template_axis, template_points, to_world
 
 BATCH_POINTS = 8_000_000
@@ -139,8 +146,9 @@ class _Search:
         self.found: dict[int, Witness] = {}
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
-    def blocked(self, pair_of_segment: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        return blocked(self.world, Segments.between(starts, ends), self.cylinders[pair_of_segment])
+    def blocked(self, pair_of_segment: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                in_smoke: np.ndarray | None = None) -> np.ndarray:
+        return blocked(self.world, Segments.between(starts, ends), self.cylinders[pair_of_segment], in_smoke)
 
     def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
         return np.array([p for p in pair_ids.tolist() if p not in self.found], dtype=np.int64)
@@ -213,7 +221,9 @@ class _Search:
                                  cols, lines)
         todo = np.ones(points.shape[:3], dtype=bool) if todo is None else todo
         owner = np.broadcast_to(np.arange(len(which))[:, None, None], todo.shape)[todo]
-        hit = self.blocked(rows.pair[which][owner], rows.eye[which][owner], points[todo])
+        eyes = rows.eye[which]
+        in_smoke = inside_zero_visibility(self.world, eyes)[owner] if self.world.zero_visibility else None
+        hit = self.blocked(rows.pair[which][owner], eyes[owner], points[todo], in_smoke)
         self.progress(len(hit))
         result = np.zeros(todo.shape, dtype=bool)
         result[todo] = hit
