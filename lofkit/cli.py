@@ -171,12 +171,12 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
           reply_range_mods: str | None, as_json: bool) -> None:
     """Line of Fire from SHOOTER to TARGET, with its evidence."""
     world = _world(scene, quiet=as_json)
-    verdict, back = lof.verdicts(world, [(world.troopers.index(shooter), world.troopers.index(target)),
-                                         (world.troopers.index(target), world.troopers.index(shooter))])
+    attack, reply = parse_duel(duel) if duel else (None, None)
+    a, b = world.troopers.index(shooter), world.troopers.index(target)
+    verdict, *rest = lof.verdicts(world, [(a, b), (b, a)] if duel else [(a, b)])
     odds = None
-    if duel:
-        attack, reply = parse_duel(duel)
     if duel and verdict.lof:
+        back = rest[0]  # the target's LoF back: may it reply, and with which MODs
         band = int(range_band(verdict.distance_mm)[0])
         odds = duel_odds(attack, reply, band, back.lof, situational_mods(verdict), situational_mods(back),
                          range_mods=range_mods, reply_range_mods=reply_range_mods)
@@ -206,6 +206,11 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
         f"{verdict.range_band}; {target} is {zoc_text} {shooter}'s ZoC",
         highlight=False,
     )
+    if verdict.cover:
+        out.print(f"  {target} is in Partial Cover from {verdict.cover_from} (-3 to {shooter}'s BS)", highlight=False)
+    if verdict.visibility_mod:
+        out.print(f"  the line of fire passes visibility zone {verdict.visibility_zone} "
+                  f"({verdict.visibility_mod:+d})", highlight=False)
     if odds:
         _print_odds(odds, shooter, target)
     elif duel:

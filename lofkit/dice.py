@@ -23,7 +23,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -84,14 +84,7 @@ class RollResult:
     failure_category: int | None
 
     def to_dict(self) -> dict:
-        return {
-            "sv": self.sv,
-            "die": self.die,
-            "value": self.value,
-            "success": self.success,
-            "critical": self.critical,
-            "failure_category": self.failure_category,
-        }
+        return asdict(self)
 
 
 def _check_die(die: int) -> int:
@@ -190,26 +183,16 @@ class F2FResult:
     survived1: tuple[bool, ...]
     survived2: tuple[bool, ...]
 
-    @staticmethod
-    def _count(rolls: tuple[RollResult, ...], survived: tuple[bool, ...]) -> tuple[int, int]:
+    def kept(self, side: int) -> tuple[int, int]:
+        """(hits, crits): the non-critical and critical successes that side 1 or 2 keeps."""
+        rolls, survived = (self.rolls1, self.survived1) if side == 1 else (self.rolls2, self.survived2)
         crits = sum(1 for r, s in zip(rolls, survived) if s and r.critical)
         return sum(survived) - crits, crits
 
-    @property
-    def hits1(self) -> int:
-        return self._count(self.rolls1, self.survived1)[0]
-
-    @property
-    def crits1(self) -> int:
-        return self._count(self.rolls1, self.survived1)[1]
-
-    @property
-    def hits2(self) -> int:
-        return self._count(self.rolls2, self.survived2)[0]
-
-    @property
-    def crits2(self) -> int:
-        return self._count(self.rolls2, self.survived2)[1]
+    hits1 = property(lambda self: self.kept(1)[0])
+    crits1 = property(lambda self: self.kept(1)[1])
+    hits2 = property(lambda self: self.kept(2)[0])
+    crits2 = property(lambda self: self.kept(2)[1])
 
     def to_dict(self) -> dict:
         return {

@@ -24,7 +24,7 @@ def _target_problem(volumes, a: int, b: int) -> str | None:
     """Why B is not a valid target for A (None when it is)."""
     if volumes.neutral[b]:
         return f"{volumes.ids[b]} is neutral: never a valid target"
-    if volumes.sides[a] is not None and volumes.sides[a] == volumes.sides[b]:
+    if volumes.allied(a, b):
         return f"{volumes.ids[b]} is friendly: never a valid target"
     return None
 
@@ -51,9 +51,11 @@ def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]])
     if lof and problem:
         reason = f"LoF, but {problem}"
     d = float(base_distance(v, a, b))
-    if b not in touching:
-        touching[b] = scenery_in_contact(world, b)
-    cover = partial_cover(world, a, b, touching[b]) if seen.seen else None
+    cover = None
+    if seen.seen:  # Partial Cover matters only where there is sight
+        if b not in touching:
+            touching[b] = scenery_in_contact(world, b)
+        cover = partial_cover(world, a, b, touching[b])
     mod, zone = visibility_mod(world, seen.witness)
     return LofVerdict(
         shooter=shooter,

@@ -77,3 +77,12 @@ def test_the_floor_is_not_cover_even_with_a_generous_contact_tolerance():
     world = build_world([trooper("a", 500, 300), enemy("b", 500, 640, z="auto")], [roof],
                         base_contact_tolerance="1mm")
     assert check(world, "a", "b").sight and not check(world, "a", "b").cover
+
+
+def test_check_shows_cover_and_visibility_to_people(tmp_path, run_cli):
+    haze = {"id": "haze", "cylinder": {"diameter": 60, "height": 200}, "position": [600, 450],
+            "kind": "low_visibility"}
+    scene = write_scene(tmp_path, scene_data([trooper("a", 600, 300), enemy("b", 600, 600)],
+                                             [low_wall(600 - 12.5 - 5), haze]))
+    shown = run_cli("check", scene, "a", "b").stdout
+    assert "Partial Cover from low-wall" in shown and "visibility zone haze (-3)" in shown
