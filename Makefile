@@ -25,10 +25,10 @@ test: setup
 
 setup: system-deps $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[render,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,dev]'
 	@touch $(STAMP)
 
 system-deps:

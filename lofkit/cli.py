@@ -6,31 +6,23 @@ internal error. Presentation only: every answer comes from a query's result obje
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import traceback
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
-
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from . import dice, lof, queries
+from . import cli_analysis, cli_imports, cli_photo, dice, lof, queries
 from .odds import duel_odds, parse_duel, situational_mods
 from .errors import LofkitError
-from .loading import load_scene
 from .schema import scene_schema_json
 from .measure import range_band
 from .units import to_inches
 from .validation import validate_file
-from .world import World
-
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True, highlight=False)
-BAD_INPUT = 2
+from .cli_common import BAD_INPUT, emit_json, err, json_option, load_world, out, scene_argument
 
 
 class LofkitGroup(click.Group):
@@ -51,22 +43,6 @@ class LofkitGroup(click.Group):
             ctx.exit(1)
 
 
-def _world(scene_path: str, quiet: bool = False) -> World:
-    world = World.from_scene(load_scene(scene_path))
-    if not quiet:
-        for warning in world.warnings:
-            err.print(f"[yellow]warning:[/] {scene_path}: {warning.where}: {warning.message}", highlight=False)
-    return world
-
-
-def _emit_json(document: dict) -> None:
-    click.echo(json.dumps(document, indent=2))
-
-
-scene_argument = click.argument("scene", type=click.Path(dir_okay=False))
-json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
-
-
 @click.group(cls=LofkitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lofkit")
 def cli() -> None:
@@ -80,7 +56,7 @@ def validate(scene: str, as_json: bool) -> None:
     """Is SCENE well-formed? Lists every error and warning; exit status 2 when there are errors."""
     result, _ = validate_file(scene)
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
     else:
         for problem in result.errors:
             err.print(f"[bold red]error:[/] {scene}: {problem.where}: {problem.message}", highlight=False)
@@ -97,9 +73,9 @@ def validate(scene: str, as_json: bool) -> None:
 @json_option
 def info(scene: str, as_json: bool) -> None:
     """Summarise SCENE: table, deployment zones, terrain and troopers."""
-    result = queries.info(_world(scene, quiet=as_json))
+    result = queries.info(load_world(scene, quiet=as_json))
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     width, depth = result.table_mm
     kinds = ", ".join(f"{n} {kind}" for kind, n in result.terrain_by_kind.items()) or "none"
@@ -128,9 +104,9 @@ def info(scene: str, as_json: bool) -> None:
 @json_option
 def distance(scene: str, a: str, b: str, as_json: bool) -> None:
     """Base-to-base distance from A to B, its range band and base contact."""
-    result = queries.distance(_world(scene, quiet=as_json), a, b)
+    result = queries.distance(load_world(scene, quiet=as_json), a, b)
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     contact = "[green]yes[/]" if result.base_contact else "no"
     out.print(
@@ -146,9 +122,9 @@ def distance(scene: str, a: str, b: str, as_json: bool) -> None:
 @json_option
 def zoc(scene: str, a: str, as_json: bool) -> None:
     """Zone of Control relations of A: who is inside A's ZoC, and inside whose ZoC A stands."""
-    result = queries.zoc(_world(scene, quiet=as_json), a)
+    result = queries.zoc(load_world(scene, quiet=as_json), a)
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     out.print(f"inside {a}'s ZoC: {', '.join(result.inside_zoc_of_a) or 'nobody'}", highlight=False)
     out.print(f"{a} is inside the ZoC of: {', '.join(result.a_inside_zoc_of) or 'nobody'}", highlight=False)
@@ -170,7 +146,7 @@ def _point(xyz) -> str:
 def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: str | None,
           reply_range_mods: str | None, as_json: bool) -> None:
     """Line of Fire from SHOOTER to TARGET, with its evidence."""
-    world = _world(scene, quiet=as_json)
+    world = load_world(scene, quiet=as_json)
     attack, reply = parse_duel(duel) if duel else (None, None)
     a, b = world.troopers.index(shooter), world.troopers.index(target)
     verdict, *rest = lof.verdicts(world, [(a, b), (b, a)] if duel else [(a, b)])
@@ -181,7 +157,7 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
         odds = duel_odds(attack, reply, band, back.lof, situational_mods(verdict), situational_mods(back),
                          range_mods=range_mods, reply_range_mods=reply_range_mods)
     if as_json:
-        _emit_json({**verdict.to_dict(), **({"odds": odds.to_dict() if odds else None} if duel else {})})
+        emit_json({**verdict.to_dict(), **({"odds": odds.to_dict() if odds else None} if duel else {})})
         return
     if verdict.can_target:
         head = "[bold green]LoF[/] (a valid target)"
@@ -253,7 +229,7 @@ def f2f(first: str, second: str, as_json: bool) -> None:
     a, b = dice.parse_roll_spec(first), dice.parse_roll_spec(second)
     dist = dice.f2f_distribution(a.sv, a.burst, b.sv, b.burst)
     if as_json:
-        _emit_json(dist.to_dict())
+        emit_json(dist.to_dict())
         return
     _print_distribution(dist, f"side 1 ({a})", f"side 2 ({b})")
 
@@ -267,7 +243,7 @@ def roll(attribute: int, mods: str, as_json: bool) -> None:
     sv = dice.success_value(attribute, dice.parse_mods(mods))
     odds = dice.roll_odds(sv)
     if as_json:
-        _emit_json(odds.to_dict())
+        emit_json(odds.to_dict())
         return
     out.print(f"SV {sv}: success {odds.p_success:.0%} ({odds.successes} of 20 faces), "
               f"critical {odds.p_critical:.0%} ({odds.criticals} of 20)", highlight=False)
@@ -286,14 +262,14 @@ MATRIX_MARKS = {
 @json_option
 def matrix(scene: str, as_json: bool) -> None:
     """Line of Fire for every ordered pair of troopers (sight computed once per pair)."""
-    world = _world(scene, quiet=as_json)
+    world = load_world(scene, quiet=as_json)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed:,} segments"),
                TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task(f"sight for {len(world.troopers)} troopers", total=None)
         result = lof.matrix(world, progress=lambda n: bar.advance(task, n))
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     ids = world.troopers.ids
     cell = {(v.shooter, v.target): v for v in result.verdicts}
@@ -356,7 +332,7 @@ def render(scene: str, output: str, view: str, shooter, target, show: str, size:
 
     if not output.lower().endswith(".png"):
         raise LofkitError(f"{output}: the picture is a PNG; give a file name ending in .png")
-    world = _world(scene)
+    world = load_world(scene)
     render_png(world, output, **_picture_options(world, view, shooter, target, show, size))
     err.print(f"wrote {output}")
 
@@ -372,7 +348,7 @@ def view(scene: str, view: str, shooter, target, show: str, size: str) -> None:
     os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkXOpenGLRenderWindow"
     from .render import build_plotter
 
-    world = _world(scene)
+    world = load_world(scene)
     build_plotter(world, off_screen=False, **_picture_options(world, view, shooter, target, show, size)).show()
 
 
@@ -387,7 +363,7 @@ def report(scene: str, shooter: str, target: str, output: str, size: str) -> Non
     from .render import parse_size
     from .report import write_report
 
-    world = _world(scene)
+    world = load_world(scene)
     verdict = lof.check(world, shooter, target)
     index = write_report(world, verdict, lof.sample_segments(world, shooter, target), output, parse_size(size))
     out.print(f"{shooter} → {target}: {verdict.reason}", highlight=False)
@@ -404,9 +380,9 @@ def aro(scene: str, active: str, path_text: str | None, as_json: bool) -> None:
     from .aro import aro as reactions_to, parse_path
 
     path = parse_path(path_text) if path_text is not None else None
-    result = reactions_to(_world(scene, quiet=as_json), active, path)
+    result = reactions_to(load_world(scene, quiet=as_json), active, path)
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     moving = f"moving along {len(result.path) - 1} legs ({result.stations} stations)" if path else "standing still"
     out.print(f"{active}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
@@ -453,11 +429,11 @@ def disperse(scene: str, element: str, at_text: str, roll: int | None, all_rolls
 
     if (roll is None) == (not all_rolls):
         raise LofkitError("give --roll N (1..20) or --all")
-    world = _world(scene, quiet=as_json)
+    world = load_world(scene, quiet=as_json)
     at = _table_point(at_text, world.scene.units)
     result = disperse_all(world, element, at) if all_rolls else disperse_one(world, element, at, roll)
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     if not all_rolls:
         out.print(f"roll {roll} → {result.direction_deg:.0f}°: {_landing_text(result)}", highlight=False)
@@ -478,9 +454,9 @@ def deploy_check(scene: str, as_json: bool) -> None:
     """Is every deployment legal? Lists each broken rule with the trooper and the numbers."""
     from .deployment import deploy_check as check_deployment
 
-    result = check_deployment(_world(scene, quiet=as_json))
+    result = check_deployment(load_world(scene, quiet=as_json))
     if as_json:
-        _emit_json(result.to_dict())
+        emit_json(result.to_dict())
         return
     if result.ok:
         out.print(f"every deployment is legal ({len(result.checked)} checked, {len(result.exempt)} exempt)")
@@ -502,6 +478,11 @@ def schema(output: str | None) -> None:
         Path(output).write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+
+
+for topic in (cli_analysis, cli_photo, cli_imports):
+    for command in topic.COMMANDS:
+        cli.add_command(command)
 
 
 def main() -> None:
