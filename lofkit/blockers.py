@@ -151,15 +151,21 @@ def blocker_counts(world, segments: Segments, cylinders: np.ndarray) -> list[tup
     return sorted(zip(names, counts.tolist()), key=lambda item: (-item[1], item[0]))
 
 
-def prism_vertices(volumes, i: int) -> np.ndarray:
-    """Vertices (2 * PRISM_SIDES, 3) of a prism containing trooper i's volume cylinder from `END_TRIM` above its
-    underside (where the lowest eyes and lattice points are) to its top."""
+def prisms(volumes, indices: np.ndarray) -> np.ndarray:
+    """Vertices (n, 2 * PRISM_SIDES, 3) of prisms containing the volume cylinders of troopers `indices`, from
+    `END_TRIM` above their undersides (where the lowest eyes and lattice points are) to their tops."""
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
     angle = np.arange(PRISM_SIDES) * 2 * np.pi / PRISM_SIDES
-    reach = volumes.radius[i] / np.cos(np.pi / PRISM_SIDES)
-    ring = volumes.centre[i] + reach * np.stack([np.cos(angle), np.sin(angle)], axis=-1)
-    return np.vstack(
-        [np.column_stack([ring, np.full(PRISM_SIDES, z)]) for z in (volumes.z[i] + END_TRIM, volumes.top[i])]
-    )
+    reach = volumes.radius[indices] / np.cos(np.pi / PRISM_SIDES)
+    ring = volumes.centre[indices][:, None, :] + reach[:, None, None] * np.stack([np.cos(angle), np.sin(angle)], -1)
+    levels = [np.broadcast_to(z[:, None, None], ring.shape[:2] + (1,)) for z in (volumes.z[indices] + END_TRIM,
+                                                                                 volumes.top[indices])]
+    return np.concatenate([np.concatenate([ring, level], axis=-1) for level in levels], axis=1)
+
+
+def prism_vertices(volumes, i: int) -> np.ndarray:
+    """Vertices (2 * PRISM_SIDES, 3) of the prism around trooper i's volume (see `prisms`)."""
+    return prisms(volumes, [i])[0]
 
 
 def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -175,6 +181,67 @@ def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray)
     outside_parallel = np.any((np.abs(towards) < 1e-12) & (gap <= 0), axis=2)
     enter, leave = np.maximum(enter, 0.0), np.minimum(leave, segments.lengths[:, None])
     return ~outside_parallel & (leave - enter > 1e-9)
+
+
+def _through(starts: np.ndarray, ends: np.ndarray, parts, which: np.ndarray) -> np.ndarray:
+    """Whether segment s of candidate c (`starts`/`ends` (c, s, 3)) passes through the inside of convex part
+    `which[c]`: `crosses_convex` for one part per row, trimmed to the planes those parts really have."""
+    faces = int(parts.faces[which].max())
+    normals, offsets = parts.normals[which, :faces], parts.offsets[which, :faces]
+    span = ends - starts
+    lengths = np.linalg.norm(span, axis=-1)
+    directions = span / np.maximum(lengths, 1e-12)[..., None]
+    planes = normals.transpose(0, 2, 1)
+    towards = directions @ planes
+    gap = offsets[:, None, :] - starts @ planes
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = gap / towards
+    enter = np.maximum(np.max(np.where(towards < 0, t, -np.inf), axis=2), 0.0)
+    leave = np.minimum(np.min(np.where(towards > 0, t, np.inf), axis=2), lengths)
+    outside_parallel = np.any((np.abs(towards) < 1e-12) & (gap <= 0), axis=2)
+    return ~outside_parallel & (leave - enter > 1e-9)
+
+
+PROOF_PAIRS = 2048
+"""Pairs whose candidate parts are gathered at once by `hiding_parts`."""
+PROOF_ELEMENTS = 4_000_000
+"""Segment-plane tests held at once by `hiding_parts`."""
+
+
+def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
+    """For each pair (n, 2) of trooper indices, one convex part of blocking terrain (an index into
+    `world.convex_parts`) that every segment between prisms around both volumes crosses, or -1: `hiding_blocker`
+    for many pairs at once, terrain only. Candidates must overlap the pair's bounding box and cross the segment
+    between the prisms' centres; then a few corner-to-corner segments rule most of them out before all are tried."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    parts = world.convex_parts
+    found = np.full(len(pairs), -1, dtype=np.int64)
+    if len(parts.piece) == 0:
+        return found
+    sides = PRISM_SIDES
+    corners = np.array([0, sides // 2, sides, sides + sides // 2])
+    for first in range(0, len(pairs), PROOF_PAIRS):
+        chunk = pairs[first : first + PROOF_PAIRS]
+        a, b = prisms(world.troopers, chunk[:, 0]), prisms(world.troopers, chunk[:, 1])
+        low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
+        near = np.all((parts.bounds[None, :, :3] < high[:, None]) & (parts.bounds[None, :, 3:] > low[:, None]), axis=2)
+        pair, part = np.nonzero(near)
+        for starts, ends in (
+            (a.mean(1, keepdims=True), b.mean(1, keepdims=True)),
+            (np.repeat(a[:, corners], len(corners), axis=1), np.tile(b[:, corners], (1, len(corners), 1))),
+            (np.repeat(a, a.shape[1], axis=1), np.tile(b, (1, b.shape[1], 1))),
+        ):
+            covering = np.zeros(len(pair), dtype=bool)
+            order = np.argsort(parts.faces[part], kind="stable")
+            per_group = max(1, PROOF_ELEMENTS // (starts.shape[1] * int(parts.faces.max())))
+            for group in np.array_split(order, max(1, -(-len(order) // per_group))):
+                if len(group):
+                    rows = pair[group]
+                    covering[group] = _through(starts[rows], ends[rows], parts, part[group]).all(axis=1)
+            pair, part = pair[covering], part[covering]
+        keep = np.unique(pair, return_index=True)[1]  # the lowest-numbered covering part of each pair
+        found[first + pair[keep]] = part[keep]
+    return found
 
 
 def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:

@@ -116,6 +116,16 @@ def key_eyes(radius: float, height: float) -> np.ndarray:
     )
 
 
+def lead_eye(radius: float, height: float) -> np.ndarray:
+    """The first key eye alone (the top of the volume's front edge): the one that settles most clear views."""
+    return key_eyes(radius, height)[:1]
+
+
+def other_key_eyes(radius: float, height: float) -> np.ndarray:
+    """The key eyes after the lead eye."""
+    return key_eyes(radius, height)[1:]
+
+
 @lru_cache(maxsize=64)
 def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
     """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3)."""
@@ -132,8 +142,11 @@ def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np
     return np.vstack([side, top])
 
 
-def to_world(local: np.ndarray, centre: np.ndarray, z: float, towards: np.ndarray) -> np.ndarray:
-    """Local eye points (along `towards`, to its left, up) of a volume standing at `centre`, `z`: world (k, 3)."""
-    left = np.array([-towards[1], towards[0]])
+def to_world(local: np.ndarray, centre: np.ndarray, z, towards: np.ndarray) -> np.ndarray:
+    """Local eye points (k, 3) (along `towards`, to its left, up) of a volume standing at `centre`, `z`: world
+    points (k, 3), or (n, k, 3) for n volumes (`centre` (n, 2), `z` (n,), `towards` (n, 2))."""
+    centre, towards = np.asarray(centre, dtype=float)[..., None, :], np.asarray(towards, dtype=float)[..., None, :]
+    left = np.stack([-towards[..., 1], towards[..., 0]], axis=-1)
     xy = centre + local[:, :1] * towards + local[:, 1:2] * left
-    return np.concatenate([xy, z + np.maximum(local[:, 2:3], END_TRIM)], axis=-1)
+    up = np.asarray(z, dtype=float)[..., None, None] + np.maximum(local[:, 2:3], END_TRIM)
+    return np.concatenate([xy, np.broadcast_to(up, xy.shape[:-1] + (1,))], axis=-1)

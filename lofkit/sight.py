@@ -29,14 +29,27 @@ from .blockers import (
     blocker_counts,
     blocking_troopers,
     hiding_blocker,
+    hiding_parts,
     inside_zero_visibility,
 )
-from .lattice import Lattice, dense_eyes, key_eyes, square_corners, template_axis, template_points, to_world
+from .lattice import (
+    Lattice,
+    dense_eyes,
+    key_eyes,
+    lead_eye,
+    other_key_eyes,
+    square_corners,
+    template_axis,
+    template_points,
+    to_world,
+)
 
 BATCH_POINTS = 8_000_000
 """Lattice points held at once (rows x lattice size) in a pass."""
 COARSE_STRIDES = (9, 3)
 """Lattice strides of the passes before the fine checks."""
+EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
+"""Eyes tried in turn, each way: one eye settles most clear views; the rest are for the hard cases."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
 
@@ -97,18 +110,21 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
     v = world.troopers
     shooters = pairs[pair_ids, 0] if forward else pairs[pair_ids, 1]
     targets = pairs[pair_ids, 1] if forward else pairs[pair_ids, 0]
-    blocks, owners = [], []
-    for k, (s, t) in enumerate(zip(shooters.tolist(), targets.tolist())):
-        towards = v.centre[t] - v.centre[s]
-        norm = np.linalg.norm(towards)
-        towards = towards / norm if norm > 1e-9 else np.array([1.0, 0.0])
-        local = pattern(float(v.radius[s]), float(v.height[s]))
-        blocks.append(to_world(local, v.centre[s], v.z[s], towards))
-        owners.append(np.full(len(local), k))
-    rank = np.concatenate([np.arange(len(b)) for b in blocks])
-    order = np.argsort(rank, kind="stable")  # the best eye of every pair first
+    towards = v.centre[targets] - v.centre[shooters]
+    norm = np.linalg.norm(towards, axis=1, keepdims=True)
+    towards = np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+    owners, ranks, eyes = [], [], []
+    sizes = np.stack([v.radius[shooters], v.height[shooters]], axis=1)
+    for radius, height in np.unique(sizes, axis=0).tolist():
+        same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
+        local = pattern(radius, height)
+        placed = to_world(local, v.centre[shooters[same]], v.z[shooters[same]], towards[same])  # (n, k, 3)
+        owners.append(np.repeat(same, len(local)))
+        ranks.append(np.tile(np.arange(len(local)), len(same)))
+        eyes.append(placed.reshape(-1, 3))
+    order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
-    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.vstack(blocks)[order])
+    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.concatenate(eyes)[order])
 
 
 def _clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
@@ -138,12 +154,14 @@ class _Search:
         self.pairs = pairs
         self.progress = progress or (lambda n: None)
         v = world.troopers
-        near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()]
+        can_block = bool((~v.marker & ~v.moving).any())
+        near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()] if can_block else []
         width = max((len(n) for n in near), default=0)
         self.cylinders = np.full((len(pairs), width), -1, dtype=np.int64)
         for k, n in enumerate(near):
             self.cylinders[k, : len(n)] = n
         self.found: dict[int, Witness] = {}
+        self.done = np.zeros(len(pairs), dtype=bool)
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
     def blocked(self, pair_of_segment: np.ndarray, starts: np.ndarray, ends: np.ndarray,
@@ -151,7 +169,7 @@ class _Search:
         return blocked(self.world, Segments.between(starts, ends), self.cylinders[pair_of_segment], in_smoke)
 
     def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
-        return np.array([p for p in pair_ids.tolist() if p not in self.found], dtype=np.int64)
+        return pair_ids[~self.done[pair_ids]]
 
     def look(self, rows: _Rows, exhaustive_fine: bool = False) -> None:
         """Search every row's template for a clear block; record the first witness of each pair."""
@@ -240,16 +258,13 @@ class _Search:
             known[where] |= self._segments_blocked(lattice, rows, axis, which, cols, lines, todo)
 
     def _pick(self, rows: _Rows, candidates: np.ndarray) -> np.ndarray:
-        """Rows with candidate blocks whose pair is still open, at most ROWS_PER_PAIR per pair."""
-        has = candidates.any(axis=(1, 2))
-        picked, per_pair = [], {}
-        for row in np.flatnonzero(has).tolist():
-            pair = int(rows.pair[row])
-            if pair in self.found or per_pair.get(pair, 0) >= ROWS_PER_PAIR:
-                continue
-            per_pair[pair] = per_pair.get(pair, 0) + 1
-            picked.append(row)
-        return np.array(picked, dtype=np.int64)
+        """Rows with candidate blocks whose pair is still open, at most ROWS_PER_PAIR per pair (the first ones)."""
+        picked = np.flatnonzero(candidates.any(axis=(1, 2)) & ~self.done[rows.pair])
+        pair = rows.pair[picked]
+        order = np.argsort(pair, kind="stable")
+        starts = np.r_[True, pair[order][1:] != pair[order][:-1]]
+        rank = np.arange(len(order)) - np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))
+        return np.sort(picked[order[rank < ROWS_PER_PAIR]])
 
     def _record(self, lattice, rows, axis, candidates) -> None:
         seen = np.flatnonzero(candidates.any(axis=(1, 2)))
@@ -259,8 +274,9 @@ class _Search:
 
     def _witness(self, lattice, rows, axis, row: int, col: int, line: int) -> None:
         pair = int(rows.pair[row])
-        if pair in self.found:
+        if self.done[pair]:
             return
+        self.done[pair] = True
         v = self.world.troopers
         target = int(rows.target[row])
         centre, corners = square_corners(lattice, axis[row], v.centre[target], float(v.z[target]), col, line)
@@ -285,15 +301,31 @@ def sight(
     skips counting the blockers of hidden pairs (callers that only need yes or no)."""
     pairs = _unordered(pairs)
     search = _Search(world, pairs, progress)
-    proofs = {k: hiding_blocker(world, a, b, search.cylinders[k][search.cylinders[k] >= 0])
-              for k, (a, b) in enumerate(pairs.tolist())}
-    open_ids = np.array([k for k, proof in proofs.items() if proof is None], dtype=np.int64)
-    for pattern in (key_eyes, dense_eyes):
+    proofs = _proofs(world, search, pairs)
+    open_ids = np.array([k for k in range(len(pairs)) if k not in proofs], dtype=np.int64)
+    for pattern in EYE_PASSES:
         for forward in (True, False):
             open_ids = search.open_pairs(open_ids)
             if len(open_ids):
                 search.look(_eye_rows(world, pairs, open_ids, forward, pattern))
     return _results(world, search, pairs, proofs, evidence)
+
+
+def _proofs(world, search: _Search, pairs: np.ndarray) -> dict[int, str]:
+    """Pair number -> id of a convex blocker proving the pair hidden. Pairs with troopers in their corridor are
+    proved one by one (a trooper may be the proof); the others, all at once against terrain."""
+    alone = ~(search.cylinders >= 0).any(axis=1)
+    proofs = {}
+    parts = world.convex_parts if alone.any() else None
+    for k, part in zip(np.flatnonzero(alone).tolist(), hiding_parts(world, pairs[alone]).tolist()):
+        if part >= 0:
+            proofs[k] = world.pieces[parts.piece[part]].id
+    for k in np.flatnonzero(~alone).tolist():
+        a, b = pairs[k]
+        proof = hiding_blocker(world, a, b, search.cylinders[k][search.cylinders[k] >= 0])
+        if proof is not None:
+            proofs[k] = proof
+    return proofs
 
 
 def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict:
