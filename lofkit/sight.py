@@ -311,6 +311,23 @@ def sight(
     return _results(world, search, pairs, proofs, evidence)
 
 
+def seen_pairs(world, pairs: Sequence[tuple[int, int]], passes: Sequence[Callable] = EYE_PASSES,
+               progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Whether the troopers of each pair (n, 2) see each other, without evidence: for analyses over many pairs.
+    `passes` chooses the eyes tried (all of them, `EYE_PASSES`, give the exact answer; fewer give a quicker one)."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    unique, back = np.unique(np.sort(pairs, axis=1), axis=0, return_inverse=True)
+    search = _Search(world, unique, progress)
+    proofs = _proofs(world, search, unique)
+    open_ids = np.array([k for k in range(len(unique)) if k not in proofs], dtype=np.int64)
+    for pattern in passes:
+        for forward in (True, False):
+            open_ids = search.open_pairs(open_ids)
+            if len(open_ids):
+                search.look(_eye_rows(world, unique, open_ids, forward, pattern))
+    return search.done[back.reshape(-1)]
+
+
 def _proofs(world, search: _Search, pairs: np.ndarray) -> dict[int, str]:
     """Pair number -> id of a convex blocker proving the pair hidden. Pairs with troopers in their corridor are
     proved one by one (a trooper may be the proof); the others, all at once against terrain."""

@@ -1,0 +1,211 @@
+"""Designer's questions about a layout, as frozen results: exposure heatmaps, firing lanes and scorecards.
+
+A query layer over `exposure` (what is placed where, and sight between placements): no printing, no pictures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+import shapely.affinity
+
+from .deployment import footprint
+from .exposure import Placements, SightOptions, cell_centres, place, sight_table, terrain_only, zone_points
+from .units import to_inches
+from .world import World
+
+Progress = Callable[[str, int, int], None]
+"""progress(task, done, total): what is being computed and how far it is."""
+
+LONGEST_LANES = 10
+"""Lanes listed (and drawn) from the longest down."""
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """How many of `side`'s viewers see a probe on each cell: `counts` (ny, nx), -1 where the probe does not fit."""
+
+    side: str
+    options: SightOptions
+    counts: np.ndarray
+    centres: np.ndarray
+    z: np.ndarray
+    viewers: Placements
+    seen: np.ndarray
+    """(viewers, cells) sight matrix behind the counts."""
+
+    @property
+    def cells(self) -> int:
+        return int((self.counts >= 0).sum())
+
+    @property
+    def exposed_cells(self) -> int:
+        return int((self.counts > 0).sum())
+
+    @property
+    def exposed_share(self) -> float:
+        return _share(self.exposed_cells, self.cells)
+
+    def to_dict(self) -> dict:
+        o = self.options
+        return {
+            "zone": self.side,
+            "cells": self.cells,
+            "exposed_cells": self.exposed_cells,
+            "exposed_share": self.exposed_share,
+            "grid": list(self.counts.shape),
+            "cell_mm": round(o.cell_size, 4),
+            "viewers": int(self.viewers.fits.sum()),
+            "viewer_spacing_mm": round(o.viewer_spacing, 4),
+            "probe_silhouette": o.probe_silhouette,
+            "viewer_silhouette": o.viewer_silhouette,
+            "max_range_mm": None if o.max_range is None else round(o.max_range, 4),
+            "quick": o.quick,
+            "max_count": int(self.counts.max(initial=0)),
+            "mean_count": round(float(self.counts[self.counts >= 0].mean()), 3) if self.cells else 0.0,
+        }
+
+
+def heatmap(world: World, side: str, options: SightOptions = SightOptions(), executor: Executor | None = None,
+            progress: Progress | None = None) -> Heatmap:
+    """The exposure heatmap of the table to `side`'s deployment zone (the viewshed of the whole zone)."""
+    world = terrain_only(world)
+    centres, shape = cell_centres(world.scene, options.cell_size)
+    probes = place(world, centres, options.probe_silhouette)
+    viewers = place(world, zone_points(world, side, options.viewer_spacing), options.viewer_silhouette)
+    report = None if progress is None else (lambda done, total: progress(f"cells seen from {side}", done, total))
+    seen = sight_table(world.scene, viewers, probes, options, executor, report)
+    counts = np.where(probes.fits, seen.sum(axis=0), -1).reshape(shape)
+    return Heatmap(side, options, counts, centres, probes.z, viewers, seen)
+
+
+@dataclass(frozen=True)
+class Lanes:
+    """Firing lanes between two deployment zones: spots of one with sight of spots of the other."""
+
+    sides: tuple[str, str]
+    first: Placements
+    second: Placements
+    seen: np.ndarray
+    """(first, second) sight matrix."""
+    lengths: np.ndarray
+    """(first, second) base-to-base distances, mm."""
+
+    @property
+    def count(self) -> int:
+        return int(self.seen.sum())
+
+    def longest(self, n: int = LONGEST_LANES) -> list[tuple[int, int, float]]:
+        rows, cols = np.nonzero(self.seen)
+        order = np.argsort(-self.lengths[rows, cols], kind="stable")[:n]
+        return [(int(rows[k]), int(cols[k]), float(self.lengths[rows[k], cols[k]])) for k in order]
+
+    @property
+    def longest_mm(self) -> float:
+        lanes = self.longest(1)
+        return round(lanes[0][2], 3) if lanes else 0.0
+
+    def visible_share(self) -> dict[str, float]:
+        """Share of each zone's spots seen from at least one spot of the other zone."""
+        a, b = self.sides
+        return {a: _share(int(self.seen.any(axis=1).sum()), int(self.first.fits.sum())),
+                b: _share(int(self.seen.any(axis=0).sum()), int(self.second.fits.sum()))}
+
+    def to_dict(self) -> dict:
+        a, b = self.sides
+        return {
+            "zones": [a, b],
+            "lanes": self.count,
+            "longest_lane_mm": self.longest_mm,
+            "longest_lane_in": round(to_inches(self.longest_mm), 3),
+            "visible_share": self.visible_share(),
+            "longest": [
+                {a: [round(float(c), 3) for c in self.first.centres[i]],
+                 b: [round(float(c), 3) for c in self.second.centres[j]],
+                 "distance_mm": round(d, 3)}
+                for i, j, d in self.longest()
+            ],
+        }
+
+
+def lanes(world: World, sides: tuple[str, str], options: SightOptions = SightOptions(),
+          executor: Executor | None = None, progress: Progress | None = None) -> Lanes:
+    """Firing lanes across two deployment zones, spots on the viewer grid of each (viewer silhouette)."""
+    world = terrain_only(world)
+    a, b = (place(world, zone_points(world, side, options.viewer_spacing), options.viewer_silhouette)
+            for side in sides)
+    report = None if progress is None else (lambda done, total: progress("lanes", done, total))
+    seen = sight_table(world.scene, a, b, options, executor, report)
+    lengths = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1) - (a.diameter + b.diameter) / 2
+    return Lanes(tuple(sides), a, b, seen, np.maximum(lengths, 0.0))
+
+
+def terrain_density(world: World) -> float:
+    """Share of the table's area under blocking terrain, seen from above."""
+    table = shapely.box(0, 0, world.scene.table.width, world.scene.table.depth)
+    shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
+    covered = shapely.union_all(shapes).intersection(table) if shapes else shapely.Polygon()
+    return round(covered.area / table.area, 4)
+
+
+def symmetry(world: World) -> float:
+    """How alike the two halves are: the overlap (intersection over union) of the terrain seen from above with
+    itself turned half a turn about the table's centre (1: a point-symmetric layout)."""
+    shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
+    if not shapes:
+        return 1.0
+    covered = shapely.union_all(shapes)
+    turned = shapely.affinity.rotate(covered, 180, origin=(world.scene.table.width / 2, world.scene.table.depth / 2))
+    union = covered.union(turned).area
+    return round(covered.intersection(turned).area / union, 4) if union else 1.0
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """One layout's metrics: exposure to each zone, safe cells, lanes, terrain density and symmetry."""
+
+    scene: str
+    heatmaps: tuple[Heatmap, ...]
+    lanes: Lanes | None
+    density: float
+    symmetry: float
+
+    @property
+    def safe_share(self) -> float:
+        """Share of cells where a probe fits and no viewer of any zone sees it."""
+        counts = np.stack([h.counts for h in self.heatmaps])
+        fits = counts[0] >= 0
+        return _share(int((fits & (counts.max(axis=0) == 0)).sum()), int(fits.sum()))
+
+    def to_dict(self) -> dict:
+        exposed = {h.side: h.exposed_share for h in self.heatmaps}
+        return {
+            "scene": self.scene,
+            "exposed_share": exposed,
+            "safe_share": self.safe_share,
+            "lanes": self.lanes.count if self.lanes else 0,
+            "longest_lane_mm": self.lanes.longest_mm if self.lanes else 0.0,
+            "terrain_density": self.density,
+            "symmetry": self.symmetry,
+            "exposure_balance": round(1 - (max(exposed.values()) - min(exposed.values())), 4) if exposed else 1.0,
+            "zone_visible_share": self.lanes.visible_share() if self.lanes else {},
+            "cells": self.heatmaps[0].cells if self.heatmaps else 0,
+            "quick": self.heatmaps[0].options.quick if self.heatmaps else False,
+        }
+
+
+def scorecard(world: World, name: str, options: SightOptions = SightOptions(), executor: Executor | None = None,
+              progress: Progress | None = None) -> Scorecard:
+    """Every metric of one layout; heatmaps for each deployment zone, lanes between the first two."""
+    sides = list(dict.fromkeys(z.side for z in world.scene.deployment_zones))
+    maps = tuple(heatmap(world, side, options, executor, progress) for side in sides)
+    between = lanes(world, (sides[0], sides[1]), options, executor, progress) if len(sides) >= 2 else None
+    return Scorecard(name, maps, between, terrain_density(world), symmetry(world))

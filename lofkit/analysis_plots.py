@@ -1,0 +1,111 @@
+"""Pictures of designer analyses: heatmaps and lanes drawn over the top view of the table (matplotlib over pyvista).
+
+Presentation only: every picture draws a result of `analysis`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .analysis import Heatmap, Lanes  # noqa: E402
+from .errors import LofkitError  # noqa: E402
+from .exposure import terrain_only  # noqa: E402
+from .render import build_plotter, top_view_pixel  # noqa: E402
+
+TOP_SIZE = (1000, 1000)
+"""Pixels of the top view under a heatmap."""
+
+
+def _top_image(world) -> np.ndarray:
+    plotter = build_plotter(terrain_only(world), view="top", size=TOP_SIZE, layers={"zones"})
+    try:
+        return plotter.screenshot(None, return_img=True)
+    finally:
+        plotter.close()
+
+
+def _pixels(world, xy: np.ndarray) -> np.ndarray:
+    xy = np.reshape(xy, (-1, 2))
+    return np.array([top_view_pixel(world, TOP_SIZE, x, y) for x, y in xy]).reshape(-1, 2)
+
+
+def _table_extent(world) -> list[float]:
+    (left, bottom), (right, top) = _pixels(world, [[0, 0], [world.scene.table.width, world.scene.table.depth]])
+    return [left, right, bottom, top]
+
+
+def draw_heatmap(ax, world, result: Heatmap, background: np.ndarray | None = None, colorbar: bool = True) -> None:
+    """Counts as translucent colour over the top view; cells where the probe does not fit stay clear; viewers are
+    white dots."""
+    ax.imshow(_top_image(world) if background is None else background)
+    counts = np.ma.masked_less(result.counts, 0)
+    shown = ax.imshow(counts, origin="lower", extent=_table_extent(world), cmap="inferno", alpha=0.62,
+                      vmin=0, vmax=max(1, int(result.viewers.fits.sum())), interpolation="nearest")
+    safe = np.ma.masked_where(result.counts != 0, np.ones_like(result.counts))
+    ax.imshow(safe, origin="lower", extent=_table_extent(world), cmap="Greens", vmin=0, vmax=1.4, alpha=0.55,
+              interpolation="nearest")
+    viewers = _pixels(world, result.viewers.centres[result.viewers.fits])
+    ax.scatter(viewers[:, 0], viewers[:, 1], s=6, c="white", edgecolors="black", linewidths=0.3)
+    ax.set_title(f"seen from {result.side}'s zone: {100 * result.exposed_share:.1f}% of {result.cells} cells "
+                 f"exposed (green: safe)", fontsize=9)
+    ax.set_axis_off()
+    if colorbar:
+        plt.colorbar(shown, ax=ax, fraction=0.046, pad=0.02, label=f"viewers of {result.side} that see the cell")
+
+
+def draw_lanes(ax, world, result: Lanes, background: np.ndarray | None = None) -> None:
+    """Every lane as a faint line, the longest ones bold, over the top view."""
+    ax.imshow(_top_image(world) if background is None else background)
+    rows, cols = np.nonzero(result.seen)
+    if len(rows):
+        a, b = _pixels(world, result.first.centres[rows]), _pixels(world, result.second.centres[cols])
+        ax.plot(np.stack([a[:, 0], b[:, 0]]), np.stack([a[:, 1], b[:, 1]]), color="#d62728", alpha=0.06, lw=0.6)
+    for i, j, _ in result.longest():
+        a, b = _pixels(world, [result.first.centres[i], result.second.centres[j]])
+        ax.plot([a[0], b[0]], [a[1], b[1]], color="#d62728", lw=1.8)
+    first, second = result.sides
+    ax.set_title(f"{result.count} lanes {first} ↔ {second}; longest {result.longest_mm / 25.4:.1f}\" (bold: "
+                 f"the {min(len(rows), 10)} longest)", fontsize=9)
+    ax.set_axis_off()
+
+
+def _save(fig, path) -> str:
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
+    except OSError as exc:
+        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        plt.close(fig)
+    return str(path)
+
+
+def heatmap_picture(world, result: Heatmap, path) -> str:
+    fig, ax = plt.subplots(figsize=(7.5, 7))
+    draw_heatmap(ax, world, result)
+    return _save(fig, path)
+
+
+def lanes_picture(world, result: Lanes, path) -> str:
+    fig, ax = plt.subplots(figsize=(7, 7))
+    draw_lanes(ax, world, result)
+    return _save(fig, path)
+
+
+def comparison_picture(layouts: list[tuple[str, object, Heatmap]], path, columns: int) -> str:
+    """Heatmaps of several layouts side by side: (name, world, heatmap) each, `columns` layouts per row (one row per
+    zone)."""
+    rows = -(-len(layouts) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6.2 * rows), squeeze=False)
+    for ax, (name, world, result) in zip(axes.ravel(), layouts):
+        draw_heatmap(ax, world, result)
+        ax.set_title(f"{name}\n{ax.get_title()}", fontsize=9)
+    for ax in axes.ravel()[len(layouts):]:
+        ax.set_axis_off()
+    return _save(fig, path)

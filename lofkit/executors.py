@@ -1,0 +1,65 @@
+"""Where batches of work run: `concurrent.futures` executors named by a short spec.
+
+- `processes` (the default): a process pool with one worker per core; `processes:N` for N workers;
+- `serial`: in this process, one batch after another (debugging, tiny tables);
+- `dask://HOST:PORT`: a Dask distributed cluster (`pip install 'lofkit[cluster]'`); its workers must reach the scene's
+  mesh files at the same paths (a shared folder), since they receive the scene and build its World themselves.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from contextlib import contextmanager
+
+from .errors import LofkitError
+
+EXECUTOR_HELP = "where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
+
+
+class SerialExecutor(Executor):
+    """Runs each task when it is submitted, in this process."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # handed to the caller through the future, as any executor does
+            future.set_exception(exc)
+        return future
+
+
+@contextmanager
+def open_executor(spec: str | None = None) -> Iterator[Executor]:
+    """The executor a spec names, shut down on exit."""
+    spec = (spec or "processes").strip()
+    if spec == "serial":
+        yield SerialExecutor()
+    elif spec == "processes" or spec.startswith("processes:"):
+        count = spec.partition(":")[2]
+        if count and not (count.isdigit() and int(count) > 0):
+            raise LofkitError(f"--executor {spec}: give a number of worker processes, e.g. processes:2")
+        workers = int(count) if count else os.cpu_count() or 1
+        # spawn: a worker must not inherit Embree's threads from a forked parent
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            yield pool
+    elif spec.startswith("dask://"):
+        address = spec.removeprefix("dask://")
+        if not address:
+            raise LofkitError("--executor dask://HOST:PORT: give the scheduler's address, e.g. dask://10.0.0.5:8786")
+        try:
+            from distributed import Client
+        except ImportError:
+            raise LofkitError("--executor dask://... needs Dask: pip install 'lofkit[cluster]'") from None
+        try:
+            client = Client(f"tcp://{address}", timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise LofkitError(f"--executor {spec}: cannot reach the Dask scheduler at {address} ({exc})") from None
+        try:
+            yield client.get_executor()
+        finally:
+            client.close()
+    else:
+        raise LofkitError(f"--executor {spec}: unknown executor; use {EXECUTOR_HELP}")

@@ -1,0 +1,191 @@
+"""Exposure of a table to a deployment zone: the viewshed of a whole zone, sampled on a grid (for designers).
+
+A probe trooper stands on every cell of the table where its base fits (resting on what is below, as `z: auto`: roofs
+and walkways count), and viewers stand over the zone on a coarser grid, resting on what is below, with a 360° arc.
+A cell's count is the number of viewers that have sight of the probe there (RULES.md, LoF: the 3 x 3 mm rule with
+mutual awareness, the same `sight` as `lofkit check`). Only terrain blocks: the scene's troopers are left out, and
+the probe and viewers never block each other. Options are named for what they mean, as in GRASS `r.viewshed`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from .deployment import SUPPORT_TOLERANCE, cylinders, side_zone, support_gaps, volume_overlaps
+from .errors import LofkitError
+from .lattice import lead_eye, other_key_eyes
+from .scene import Scene
+from .silhouettes import SILHOUETTES
+from .sight import EYE_PASSES, seen_pairs
+from .surfaces import rest_height
+from .units import INCH
+from .world import World
+
+QUICK_PASSES = (lead_eye, other_key_eyes)
+"""`--quick`: the 8 key eyes of each volume instead of every eye point (see `benchmarks/bench_heatmap.py` for
+how often that changes a cell's verdict)."""
+VIEWERS_PER_BATCH = 8
+"""Viewers whose sight of every cell is one unit of work for an executor."""
+
+
+@dataclass(frozen=True)
+class SightOptions:
+    """What is placed and how hard sight is searched: names as a user means them."""
+
+    probe_silhouette: int = 2
+    viewer_silhouette: int = 2
+    cell_size: float = INCH
+    viewer_spacing: float = 2 * INCH
+    max_range: float | None = None
+    quick: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("probe_silhouette", "viewer_silhouette"):
+            if getattr(self, name) not in SILHOUETTES:
+                raise LofkitError(f"{name.replace('_', ' ')} must be one of 1..8, not {getattr(self, name)}")
+        for name in ("cell_size", "viewer_spacing"):
+            if not getattr(self, name) > 0:
+                raise LofkitError(f"{name.replace('_', ' ')} must be a positive length")
+        if self.max_range is not None and not self.max_range > 0:
+            raise LofkitError("max range must be a positive length")
+
+    @property
+    def passes(self) -> tuple[Callable, ...]:
+        return QUICK_PASSES if self.quick else EYE_PASSES
+
+
+@dataclass(frozen=True)
+class Placements:
+    """Bases of one size placed on the table: centres (n, 2), undersides z (n,) and whether each fits there."""
+
+    centres: np.ndarray
+    z: np.ndarray
+    fits: np.ndarray
+    diameter: float
+    height: float
+
+
+def terrain_only(world: World) -> World:
+    """The same table without its troopers: analyses judge the layout, not a game in progress."""
+    return world.with_troopers(cylinders(np.zeros((0, 2)), 0.0, 1.0, 1.0))
+
+
+def cell_centres(scene: Scene, cell: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """Centres (ny * nx, 2) of the table's cells, row by row from y = 0, and the grid's shape (ny, nx)."""
+    nx, ny = int(np.floor(scene.table.width / cell + 1e-9)), int(np.floor(scene.table.depth / cell + 1e-9))
+    if nx == 0 or ny == 0:
+        raise LofkitError(f"cell size {cell:g} mm is larger than the table")
+    x = (np.arange(nx) + 0.5) * scene.table.width / nx
+    y = (np.arange(ny) + 0.5) * scene.table.depth / ny
+    gx, gy = np.meshgrid(x, y)
+    return np.stack([gx.ravel(), gy.ravel()], axis=1), (ny, nx)
+
+
+def zone_points(world: World, side: str, spacing: float) -> np.ndarray:
+    """Viewer spots over `side`'s deployment zone: centres of a `spacing` grid laid over the zone's bounding box
+    (so a zone's grid is symmetric within it), kept where they fall inside the zone."""
+    zone = side_zone(world, side)
+    if zone is None:
+        sides = sorted({z.side for z in world.scene.deployment_zones})
+        known = ", ".join(sides) if sides else "none: add deployment_zones to the scene"
+        raise LofkitError(f"no deployment zone for side '{side}' (zones: {known})")
+    x0, y0, x1, y1 = zone.bounds
+    nx, ny = max(1, int(round((x1 - x0) / spacing))), max(1, int(round((y1 - y0) / spacing)))
+    gx, gy = np.meshgrid(x0 + (np.arange(nx) + 0.5) * (x1 - x0) / nx, y0 + (np.arange(ny) + 0.5) * (y1 - y0) / ny)
+    points = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    return points[shapely.contains_xy(zone, points[:, 0], points[:, 1])]
+
+
+def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
+    """Stand a base of `silhouette` at each centre, resting on what is below; it fits where it lies wholly on the
+    table, rests flat (RULES.md, Deployment: "rests flat on a supporting surface at least as large as the base")
+    and its volume meets no scenery."""
+    diameter, height = SILHOUETTES[silhouette]
+    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
+    r = diameter / 2
+    z = rest_height(world, centres, np.full(len(centres), r))
+    table = world.scene.table
+    on_table = np.all((centres >= r) & (centres <= [table.width - r, table.depth - r]), axis=1)
+    drop, _ = support_gaps(world, centres, z, r)
+    clear = np.array([not found for found in volume_overlaps(world, cylinders(centres, z, r, height))], dtype=bool)
+    return Placements(centres, z, on_table & (drop <= SUPPORT_TOLERANCE) & clear, diameter, height)
+
+
+@dataclass(frozen=True)
+class SightJob:
+    """One unit of work an executor can run anywhere: sight from viewers to targets on a scene's terrain."""
+
+    scene: Scene
+    viewers: Placements
+    targets: Placements
+    options: SightOptions
+    skip: np.ndarray | None = None
+    """(viewers, targets) pairs already known (True: not searched, reported as False)."""
+
+
+_WORLDS: dict[int, World] = {}
+
+
+def _terrain_world(scene: Scene) -> World:
+    """The terrain-only World of `scene`, built once per process (workers receive the scene, not the World)."""
+    key = hash(scene.model_dump_json()) ^ hash(str(scene.source))
+    if key not in _WORLDS:
+        _WORLDS.clear()
+        _WORLDS[key] = terrain_only(World.from_scene(scene))
+    return _WORLDS[key]
+
+
+def run_sight_job(job: SightJob) -> np.ndarray:
+    """Sight (viewers, targets) as a boolean matrix; pairs out of range, where a base does not fit, or skipped are
+    False. Base-to-base distance decides the range (RULES.md: distances run base to base)."""
+    world = _terrain_world(job.scene)
+    v, t = job.viewers, job.targets
+    gap = np.linalg.norm(v.centres[:, None] - t.centres[None], axis=-1) - (v.diameter + t.diameter) / 2
+    wanted = v.fits[:, None] & t.fits[None, :]
+    if job.options.max_range is not None:
+        wanted &= gap <= job.options.max_range
+    if job.skip is not None:
+        wanted &= ~job.skip
+    rows, cols = np.nonzero(wanted)
+    result = np.zeros(wanted.shape, dtype=bool)
+    if len(rows) == 0:
+        return result
+    volumes = cylinders(np.vstack([v.centres, t.centres]), np.concatenate([v.z, t.z]),
+                        np.concatenate([np.full(len(v.z), v.diameter / 2), np.full(len(t.z), t.diameter / 2)]),
+                        np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
+    volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
+    pairs = np.stack([rows, len(v.z) + cols], axis=1)
+    result[rows, cols] = seen_pairs(world.with_troopers(volumes), pairs, job.options.passes)
+    return result
+
+
+def sight_table(scene: Scene, viewers: Placements, targets: Placements, options: SightOptions,
+                executor: Executor | None = None, progress: Callable[[int, int], None] | None = None,
+                skip: np.ndarray | None = None) -> np.ndarray:
+    """Sight from every viewer to every target (viewers x targets, bool), in batches of `VIEWERS_PER_BATCH`
+    viewers run by `executor` (in this process when None); `progress(done, total)` counts viewers."""
+    batches = [np.arange(len(viewers.z))[k : k + VIEWERS_PER_BATCH]
+               for k in range(0, len(viewers.z), VIEWERS_PER_BATCH)]
+    jobs = [SightJob(scene, _take(viewers, rows), targets, options, None if skip is None else skip[rows])
+            for rows in batches]
+    result = np.zeros((len(viewers.z), len(targets.z)), dtype=bool)
+    done = 0
+    if progress:
+        progress(0, len(viewers.z))
+    outputs = executor.map(run_sight_job, jobs) if executor is not None else map(run_sight_job, jobs)
+    for rows, seen in zip(batches, outputs):
+        result[rows] = seen
+        done += len(rows)
+        if progress:
+            progress(done, len(viewers.z))
+    return result
+
+
+def _take(p: Placements, rows: np.ndarray) -> Placements:
+    return Placements(p.centres[rows], p.z[rows], p.fits[rows], p.diameter, p.height)
