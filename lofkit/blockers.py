@@ -183,29 +183,43 @@ def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray)
     return ~outside_parallel & (leave - enter > 1e-9)
 
 
-def _through(starts: np.ndarray, ends: np.ndarray, parts, which: np.ndarray) -> np.ndarray:
-    """Whether segment s of candidate c (`starts`/`ends` (c, s, 3)) passes through the inside of convex part
-    `which[c]`: `crosses_convex` for one part per row, trimmed to the planes those parts really have."""
-    faces = int(parts.faces[which].max())
-    normals, offsets = parts.normals[which, :faces], parts.offsets[which, :faces]
-    span = ends - starts
-    lengths = np.linalg.norm(span, axis=-1)
-    directions = span / np.maximum(lengths, 1e-12)[..., None]
-    planes = normals.transpose(0, 2, 1)
-    towards = directions @ planes
-    gap = offsets[:, None, :] - starts @ planes
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = gap / towards
-    enter = np.maximum(np.max(np.where(towards < 0, t, -np.inf), axis=2), 0.0)
-    leave = np.minimum(np.min(np.where(towards > 0, t, np.inf), axis=2), lengths)
-    outside_parallel = np.any((np.abs(towards) < 1e-12) & (gap <= 0), axis=2)
-    return ~outside_parallel & (leave - enter > 1e-9)
-
-
 PROOF_PAIRS = 2048
 """Pairs whose candidate parts are gathered at once by `hiding_parts`."""
-PROOF_ELEMENTS = 4_000_000
-"""Segment-plane tests held at once by `hiding_parts`."""
+PROOF_ELEMENTS = 2_000_000
+"""Segment-plane tests held at once by `_all_through`."""
+
+
+def _through(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Whether every segment from a point of `starts` (n, a, 3) to a point of `ends` (n, b, 3) passes through the
+    inside of convex part n, {x: normals[n] @ x <= offsets[n]} (`normals` (n, f, 3)): `crosses_convex` on the
+    segments' own parameter, with each point's plane products computed once."""
+    from_start = np.einsum("nak,nfk->naf", starts, normals)
+    from_end = np.einsum("nbk,nfk->nbf", ends, normals)
+    gap = (offsets[:, None, :] - from_start)[:, :, None, :]  # (n, a, 1, f): room before each plane at the start
+    rate = from_end[:, None, :, :] - from_start[:, :, None, :]  # (n, a, b, f): change along the segment
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = gap / rate
+    enter = np.maximum(np.max(np.where(rate < -1e-12, at, -np.inf), axis=3), 0.0)
+    leave = np.minimum(np.min(np.where(rate > 1e-12, at, np.inf), axis=3), 1.0)
+    outside_parallel = np.any((np.abs(rate) <= 1e-12) & (gap <= 0), axis=3)
+    lengths = np.linalg.norm(ends[:, None, :, :] - starts[:, :, None, :], axis=3)
+    return (~outside_parallel & ((leave - enter) * lengths > 1e-9)).all(axis=(1, 2))
+
+
+def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray) -> np.ndarray:
+    """For each candidate c, whether every segment from a point of `starts[rows[c]]` to a point of
+    `ends[rows[c]]` passes through the inside of convex part `which[c]`; candidates are grouped by how many
+    planes their part has (most are boxes) and chunked to bound memory."""
+    result = np.zeros(len(which), dtype=bool)
+    order = np.argsort(parts.faces[which], kind="stable")
+    sizes, first = np.unique(parts.faces[which][order], return_index=True)
+    for planes, group in zip(sizes.tolist(), np.split(order, first[1:])):
+        per_chunk = max(1, PROOF_ELEMENTS // (starts.shape[1] * ends.shape[1] * planes))
+        for chunk in np.array_split(group, -(-len(group) // per_chunk)):
+            part = which[chunk]
+            result[chunk] = _through(starts[rows[chunk]], ends[rows[chunk]], parts.normals[part, :planes],
+                                     parts.offsets[part, :planes])
+    return result
 
 
 def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
@@ -226,22 +240,35 @@ def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
         low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
         near = np.all((parts.bounds[None, :, :3] < high[:, None]) & (parts.bounds[None, :, 3:] > low[:, None]), axis=2)
         pair, part = np.nonzero(near)
-        for starts, ends in (
-            (a.mean(1, keepdims=True), b.mean(1, keepdims=True)),
-            (np.repeat(a[:, corners], len(corners), axis=1), np.tile(b[:, corners], (1, len(corners), 1))),
-            (np.repeat(a, a.shape[1], axis=1), np.tile(b, (1, b.shape[1], 1))),
-        ):
-            covering = np.zeros(len(pair), dtype=bool)
-            order = np.argsort(parts.faces[part], kind="stable")
-            per_group = max(1, PROOF_ELEMENTS // (starts.shape[1] * int(parts.faces.max())))
-            for group in np.array_split(order, max(1, -(-len(order) // per_group))):
-                if len(group):
-                    rows = pair[group]
-                    covering[group] = _through(starts[rows], ends[rows], parts, part[group]).all(axis=1)
+        for starts, ends in ((a.mean(1, keepdims=True), b.mean(1, keepdims=True)), (a[:, corners], b[:, corners]), (a, b)):
+            covering = _all_through(starts, ends, pair, parts, part)
             pair, part = pair[covering], part[covering]
         keep = np.unique(pair, return_index=True)[1]  # the lowest-numbered covering part of each pair
         found[first + pair[keep]] = part[keep]
     return found
+
+
+def blind_eyes(world, eyes: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Whether the eyes of each row (n, a, 3) provably see nothing of trooper `targets[n]`: the convex part of
+    terrain first hit on the way from their middle to the middle of the target's volume is crossed by every segment
+    from them to the prism around that volume. By the lemma of `covering_blocker`, no segment from any point of
+    their convex hull (one eye, or a column of eyes) to the target's template is then clear."""
+    parts = world.convex_parts
+    blind = np.zeros(len(eyes), dtype=bool)
+    if len(parts.piece) == 0 or len(eyes) == 0:
+        return blind
+    v = world.troopers
+    middle = np.column_stack([v.centre[targets], v.z[targets] + v.height[targets] / 2])
+    ray = Segments.between(eyes.mean(axis=1), middle, trim=0.0)
+    mesh, face = world.blocking_rays.first_face(ray.origins, ray.directions, ray.lengths)
+    part = np.full(len(eyes), -1, dtype=np.int64)
+    for m in np.unique(mesh[mesh >= 0]).tolist():
+        hit = np.flatnonzero(mesh == m)
+        part[hit] = parts.face_part[m][face[hit]]
+    rows = np.flatnonzero(part >= 0)
+    if len(rows):
+        blind[rows] = _all_through(eyes, prisms(v, targets), rows, parts, part[rows])
+    return blind
 
 
 def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:

@@ -19,17 +19,13 @@ import shapely
 
 from .deployment import SUPPORT_TOLERANCE, cylinders, side_zone, support_gaps, volume_overlaps
 from .errors import LofkitError
-from .lattice import lead_eye, other_key_eyes
 from .scene import Scene
 from .silhouettes import SILHOUETTES
-from .sight import EYE_PASSES, seen_pairs
+from .sight import glimpse, seen_pairs
 from .surfaces import rest_height
 from .units import INCH
 from .world import World
 
-QUICK_PASSES = (lead_eye, other_key_eyes)
-"""`--quick`: the 8 key eyes of each volume instead of every eye point (see `benchmarks/bench_heatmap.py` for
-how often that changes a cell's verdict)."""
 VIEWERS_PER_BATCH = 8
 """Viewers whose sight of every cell is one unit of work for an executor."""
 
@@ -55,9 +51,9 @@ class SightOptions:
         if self.max_range is not None and not self.max_range > 0:
             raise LofkitError("max range must be a positive length")
 
-    @property
-    def passes(self) -> tuple[Callable, ...]:
-        return QUICK_PASSES if self.quick else EYE_PASSES
+    def seen(self, world: World, pairs: np.ndarray) -> np.ndarray:
+        """Sight for each pair: the exact rule, or with `quick` a glimpse (5 eyes and 8 points each way)."""
+        return glimpse(world, pairs) if self.quick else seen_pairs(world, pairs)
 
 
 @dataclass(frozen=True)
@@ -161,7 +157,7 @@ def run_sight_job(job: SightJob) -> np.ndarray:
                         np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
     volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
     pairs = np.stack([rows, len(v.z) + cols], axis=1)
-    result[rows, cols] = seen_pairs(world.with_troopers(volumes), pairs, job.options.passes)
+    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs)
     return result
 
 

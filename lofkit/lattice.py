@@ -126,11 +126,16 @@ def other_key_eyes(radius: float, height: float) -> np.ndarray:
     return key_eyes(radius, height)[1:]
 
 
+def _dense_side(radius: float, height: float, spacing: float) -> tuple[int, int]:
+    """Columns (around the front half) and levels (up) of the dense eyes on a volume's side."""
+    return int(np.ceil(np.pi * radius / spacing)) + 1, int(np.ceil(height / spacing)) + 1
+
+
 @lru_cache(maxsize=64)
 def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
-    """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3)."""
-    arcs = int(np.ceil(np.pi * radius / spacing)) + 1
-    levels = int(np.ceil(height / spacing)) + 1
+    """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3).
+    The side's eyes come column by column, bottom to top (see `dense_eye_columns`), then the top's."""
+    arcs, levels = _dense_side(radius, height, spacing)
     angle = np.linspace(-np.pi / 2, np.pi / 2, arcs)
     up = np.linspace(0.0, height, levels)
     a, z = np.meshgrid(angle, up, indexing="ij")
@@ -140,6 +145,16 @@ def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np
     inside = np.hypot(x, y) < radius  # the rim is on the side surface already
     top = np.stack([x[inside], y[inside], np.full(inside.sum(), height)], axis=-1)
     return np.vstack([side, top])
+
+
+@lru_cache(maxsize=64)
+def dense_eye_columns(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
+    """For each dense eye, the vertical column of the side it stands in (-1 for the eyes on the top): a column's
+    eyes lie on one vertical segment, so one proof can cover all of them."""
+    arcs, levels = _dense_side(radius, height, spacing)
+    columns = np.full(len(dense_eyes(radius, height, spacing)), -1, dtype=np.int64)
+    columns[: arcs * levels] = np.repeat(np.arange(arcs), levels)
+    return columns
 
 
 def to_world(local: np.ndarray, centre: np.ndarray, z, towards: np.ndarray) -> np.ndarray:

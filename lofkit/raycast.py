@@ -2,7 +2,8 @@
 
 Both back-ends take batches: `origins` and unit `directions` of shape (n, 3) and `lengths` of shape (n,).
 `occluded` says whether anything lies on each segment; `first_hit` gives the distance to, and the index of the
-mesh at, the first surface along each ray (inf and -1 on a miss). No Python loop runs per ray.
+mesh at, the first surface along each ray (inf and -1 on a miss); `first_face` the mesh and the face of it hit.
+No Python loop runs per ray.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ class RayBackend(Protocol):
 
     def first_hit(
         self, origins: np.ndarray, directions: np.ndarray, lengths: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def first_face(
+        self, origins: np.ndarray, directions: np.ndarray, lengths: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
@@ -63,14 +68,29 @@ class EmbreeRays:
         runs = [_POOL.submit(self._scene.run, o[p], d[p], dists=t[p], query="OCCLUDED") for p in parts]
         return np.concatenate([run.result() for run in runs]) != -1
 
-    def first_hit(self, origins, directions, lengths=None) -> tuple[np.ndarray, np.ndarray]:
+    def _intersect(self, origins, directions, lengths) -> dict | None:
         o, d, t = _batch(origins, directions, lengths, np.float32)
         if len(o) == 0 or self.count == 0:
-            return np.full(len(o), np.inf), np.full(len(o), -1, dtype=np.int64)
-        out = self._scene.run(o, d, dists=t, query="INTERSECT", output=True)
+            return None
+        return self._scene.run(o, d, dists=t, query="INTERSECT", output=True)
+
+    def first_hit(self, origins, directions, lengths=None) -> tuple[np.ndarray, np.ndarray]:
+        out = self._intersect(origins, directions, lengths)
+        if out is None:
+            n = len(np.reshape(origins, (-1, 3)))
+            return np.full(n, np.inf), np.full(n, -1, dtype=np.int64)
         mesh = out["geomID"].astype(np.int64)
         distance = np.where(mesh >= 0, out["tfar"].astype(np.float64), np.inf)
         return distance, mesh
+
+    def first_face(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray]:
+        """The mesh and the face of it first hit along each segment (-1, -1 on a miss)."""
+        out = self._intersect(origins, directions, lengths)
+        if out is None:
+            n = len(np.reshape(origins, (-1, 3)))
+            return np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+        mesh = out["geomID"].astype(np.int64)
+        return mesh, np.where(mesh >= 0, out["primID"].astype(np.int64), -1)
 
 
 class NumpyRays:
@@ -80,6 +100,7 @@ class NumpyRays:
         triangles = [m.triangles for m in meshes]
         self._triangles = np.concatenate(triangles) if triangles else np.zeros((0, 3, 3))
         self._owner = np.repeat(np.arange(len(meshes)), [len(t) for t in triangles])
+        self._first = np.concatenate([[0], np.cumsum([len(t) for t in triangles])])[:-1].astype(np.int64)
         self._chunk = chunk
 
     def _hits(self, origins: np.ndarray, directions: np.ndarray) -> np.ndarray:
@@ -99,11 +120,26 @@ class NumpyRays:
         return np.where(hit, t, np.inf)
 
     def first_hit(self, origins, directions, lengths=None) -> tuple[np.ndarray, np.ndarray]:
+        distance, triangle = self._nearest(origins, directions, lengths)
+        return distance, self._mesh_and_face(triangle)[0]
+
+    def first_face(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray]:
+        return self._mesh_and_face(self._nearest(origins, directions, lengths)[1])
+
+    def _mesh_and_face(self, triangle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mesh, face = np.full(len(triangle), -1, dtype=np.int64), np.full(len(triangle), -1, dtype=np.int64)
+        hit = triangle >= 0
+        mesh[hit] = self._owner[triangle[hit]]
+        face[hit] = triangle[hit] - self._first[mesh[hit]]
+        return mesh, face
+
+    def _nearest(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray]:
+        """Distance to and index (over all meshes) of the first triangle hit by each segment (inf, -1: none)."""
         o, d, t = _batch(origins, directions, lengths, np.float64)
         distance = np.full(len(o), np.inf)
-        mesh = np.full(len(o), -1, dtype=np.int64)
+        triangle = np.full(len(o), -1, dtype=np.int64)
         if len(self._triangles) == 0:
-            return distance, mesh
+            return distance, triangle
         step = max(1, self._chunk // len(self._triangles))
         for start in range(0, len(o), step):  # loop over chunks of rays, not rays
             sl = slice(start, start + step)
@@ -112,8 +148,8 @@ class NumpyRays:
             near = hits[np.arange(len(nearest)), nearest]
             inside = np.isfinite(near) & (near <= t[sl])
             distance[sl] = np.where(inside, near, np.inf)
-            mesh[sl] = np.where(inside, self._owner[nearest], -1)
-        return distance, mesh
+            triangle[sl] = np.where(inside, nearest, -1)
+        return distance, triangle
 
     def occluded(self, origins, directions, lengths) -> np.ndarray:
         return np.isfinite(self.first_hit(origins, directions, lengths)[0])

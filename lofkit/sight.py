@@ -25,6 +25,7 @@ import numpy as np
 
 from .blockers import (
     Segments,
+    blind_eyes,
     blocked,
     blocker_counts,
     blocking_troopers,
@@ -33,7 +34,9 @@ from .blockers import (
     inside_zero_visibility,
 )
 from .lattice import (
+    END_TRIM,
     Lattice,
+    dense_eye_columns,
     dense_eyes,
     key_eyes,
     lead_eye,
@@ -49,6 +52,8 @@ BATCH_POINTS = 8_000_000
 COARSE_STRIDES = (9, 3)
 """Lattice strides of the passes before the fine checks."""
 EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
+EYE_COLUMNS = {dense_eyes: dense_eye_columns}
+"""Patterns whose eyes stand in vertical columns, which `_without_blind_columns` proves blind a column at a time."""
 """Eyes tried in turn, each way: one eye settles most clear views; the rest are for the hard cases."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
@@ -100,9 +105,11 @@ class _Rows:
     shooter: np.ndarray
     target: np.ndarray
     eye: np.ndarray
+    column: np.ndarray
+    """The column of eyes each row's eye stands in (`dense_eye_columns`), -1 for none."""
 
     def take(self, keep: np.ndarray) -> _Rows:
-        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep])
+        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep], self.column[keep])
 
 
 def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable) -> _Rows:
@@ -113,7 +120,7 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
     towards = v.centre[targets] - v.centre[shooters]
     norm = np.linalg.norm(towards, axis=1, keepdims=True)
     towards = np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
-    owners, ranks, eyes = [], [], []
+    owners, ranks, eyes, columns = [], [], [], []
     sizes = np.stack([v.radius[shooters], v.height[shooters]], axis=1)
     for radius, height in np.unique(sizes, axis=0).tolist():
         same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
@@ -122,9 +129,30 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
         owners.append(np.repeat(same, len(local)))
         ranks.append(np.tile(np.arange(len(local)), len(same)))
         eyes.append(placed.reshape(-1, 3))
+        column = EYE_COLUMNS[pattern](radius, height) if pattern in EYE_COLUMNS else np.full(len(local), -1)
+        columns.append(np.tile(column, len(same)))
     order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
-    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.concatenate(eyes)[order])
+    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.concatenate(eyes)[order],
+                 np.concatenate(columns)[order])
+
+
+def _without_blind_columns(world, rows: _Rows) -> _Rows:
+    """The rows left when whole columns of eyes proved blind (`blind_eyes` on a column's end points) are dropped."""
+    grouped = np.flatnonzero(rows.column >= 0)
+    if len(grouped) == 0:
+        return rows
+    keys, group = np.unique(np.stack([rows.pair[grouped], rows.column[grouped]], axis=1), axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    up = rows.eye[grouped, 2]
+    order = np.lexsort((up, group))
+    starts = np.r_[0, np.flatnonzero(np.diff(group[order])) + 1]
+    ends = np.r_[starts[1:], len(order)] - 1
+    bottom, top = grouped[order[starts]], grouped[order[ends]]
+    blind = blind_eyes(world, np.stack([rows.eye[bottom], rows.eye[top]], axis=1), rows.target[bottom])
+    drop = np.zeros(len(rows.pair), dtype=bool)
+    drop[grouped] = blind[group]
+    return rows.take(~drop)
 
 
 def _clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
@@ -172,7 +200,12 @@ class _Search:
         return pair_ids[~self.done[pair_ids]]
 
     def look(self, rows: _Rows, exhaustive_fine: bool = False) -> None:
-        """Search every row's template for a clear block; record the first witness of each pair."""
+        """Search every row's template for a clear block; record the first witness of each pair. Eyes proved blind
+        (a column at a time, then one by one) see no lattice point: they are left out, except by the brute force."""
+        if not exhaustive_fine:
+            self.progress(len(rows.pair))
+            rows = _without_blind_columns(self.world, rows)
+            rows = rows.take(~blind_eyes(self.world, rows.eye[:, None, :], rows.target))
         v = self.world.troopers
         sizes = np.stack([2 * v.radius[rows.target], v.height[rows.target]], axis=1)
         for width, height in sorted(self.sizes):
@@ -326,6 +359,46 @@ def seen_pairs(world, pairs: Sequence[tuple[int, int]], passes: Sequence[Callabl
             if len(open_ids):
                 search.look(_eye_rows(world, unique, open_ids, forward, pattern))
     return search.done[back.reshape(-1)]
+
+
+GLIMPSE_EYES = (0, 1, 6, 2, 3)
+"""Key eyes a glimpse looks from: the top's front, centre, left and right, and the front at half height."""
+GLIMPSE_POINTS = np.array([[0.0, 0.5], [0.0, 0.85], [0.0, 0.15], [-0.3, 0.5], [0.3, 0.5], [0.0, 0.97],
+                           [-0.35, 0.9], [0.35, 0.9]])
+"""Points a glimpse looks at, on the other's silhouette template: (across, up) as shares of its width and
+height from the middle of its bottom edge."""
+
+
+def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """A quick estimate of sight for many pairs (the designer's `--quick`): segments from 5 key eyes of each
+    volume to 8 points of the other's template, both ways; seen when one segment is clear. It takes one clear
+    segment for a 3 x 3 mm patch and looks at 8 points instead of every patch, so it can differ from
+    `seen_pairs` where a view is partly blocked; `benchmarks/bench_heatmap.py` measures how often."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    v = world.troopers
+    seen = np.zeros(len(pairs), dtype=bool)
+    for forward in (True, False):
+        for eye in GLIMPSE_EYES:
+            rows = np.flatnonzero(~seen)
+            shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
+            towards = v.centre[target] - v.centre[shooter]
+            norm = np.linalg.norm(towards, axis=1, keepdims=True)
+            towards = np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+            local = np.column_stack([v.radius[shooter], v.radius[shooter], v.height[shooter]]) * key_eyes(1.0, 1.0)[eye]
+            left = np.stack([-towards[:, 1], towards[:, 0]], axis=1)
+            eyes = np.column_stack([v.centre[shooter] + local[:, :1] * towards + local[:, 1:2] * left,
+                                    v.z[shooter] + np.maximum(local[:, 2], END_TRIM)])
+            axis = template_axis(eyes, v.centre[target], towards)
+            across = GLIMPSE_POINTS[None, :, 0] * 2 * v.radius[target][:, None]
+            up = v.z[target][:, None] + np.maximum(GLIMPSE_POINTS[None, :, 1] * v.height[target][:, None], END_TRIM)
+            points = np.concatenate([v.centre[target][:, None] + across[..., None] * axis[:, None],
+                                     up[..., None]], axis=-1)
+            starts = np.repeat(eyes, len(GLIMPSE_POINTS), axis=0)
+            hit = blocked(world, Segments.between(starts, points.reshape(-1, 3)), np.zeros((len(starts), 0), int))
+            if progress:
+                progress(len(starts))
+            seen[rows] |= ~hit.reshape(len(rows), -1).all(axis=1)
+    return seen
 
 
 def _proofs(world, search: _Search, pairs: np.ndarray) -> dict[int, str]:

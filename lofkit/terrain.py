@@ -118,30 +118,38 @@ def build_pieces(scene: Scene) -> tuple[list[Piece], list[Problem]]:
 class ConvexParts:
     """Convex parts of blocking pieces as padded half-space sets {x: normals @ x <= offsets}: `normals` (p, f, 3),
     `offsets` (p, f), `faces` (p,) the planes each really has (the first ones), `bounds` (p, 6) axis-aligned
-    boxes (min x, y, z, max x, y, z), and `piece`, the index of the piece each part belongs to."""
+    boxes (min x, y, z, max x, y, z), `piece`, the index of the piece each part belongs to, and `face_part`, per
+    chosen piece, the part each of its mesh's faces belongs to (-1: a face of no convex part)."""
 
     normals: np.ndarray
     offsets: np.ndarray
     faces: np.ndarray
     bounds: np.ndarray
     piece: np.ndarray
+    face_part: tuple[np.ndarray, ...]
 
 
 def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
     """The convex connected parts of the chosen pieces' meshes (the hollow building's walls, a crate, a smoke
     cylinder), used to prove cheaply that a blocker hides a pair."""
-    planes, owners, bounds = [], [], []
+    planes, owners, bounds, face_part = [], [], [], []
     for index in chosen:
-        for part in pieces[index].mesh.split(only_watertight=False):
+        mesh = pieces[index].mesh
+        part_of = np.full(len(mesh.faces), -1, dtype=np.int64)
+        for faces in trimesh.graph.connected_components(mesh.face_adjacency, nodes=np.arange(len(mesh.faces))):
+            part = mesh.submesh([faces], append=True)
             if part.is_watertight and part.is_convex:
                 normals = part.face_normals
                 found = np.column_stack([normals, np.einsum("ij,ij->i", normals, part.triangles[:, 0])])
+                part_of[faces] = len(planes)
                 planes.append(np.unique(np.round(found, 9), axis=0))
                 owners.append(index)
                 bounds.append(part.bounds.ravel())
+        face_part.append(part_of)
     faces = max((len(p) for p in planes), default=1)
     padded = np.tile([0.0, 0.0, 0.0, 1.0], (len(planes), faces, 1))  # 0 . x <= 1 holds everywhere
     for k, p in enumerate(planes):
         padded[k, : len(p)] = p
     return ConvexParts(padded[..., :3], padded[..., 3], np.array([len(p) for p in planes], dtype=np.int64),
-                       np.array(bounds, dtype=float).reshape(-1, 6), np.array(owners, dtype=np.int64))
+                       np.array(bounds, dtype=float).reshape(-1, 6), np.array(owners, dtype=np.int64),
+                       tuple(face_part))
