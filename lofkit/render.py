@@ -115,9 +115,32 @@ def _lines(starts: np.ndarray, ends: np.ndarray) -> pv.PolyData:
     return pv.PolyData(points, lines=np.column_stack([np.full(n, 2), np.arange(n), np.arange(n) + n]).ravel())
 
 
+def table_texture(scene) -> pv.Texture:
+    """The scene's `table.image` as a texture: row 0 of the picture as a viewer shows it (EXIF orientation applied)
+    lies along the far edge (y = depth)."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    path = scene.resolve(scene.table.image)
+    try:
+        with Image.open(path) as image:
+            pixels = np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
+    except (OSError, UnidentifiedImageError) as exc:
+        raise LofkitError(f"table.image: cannot read '{path}' as a picture: {exc}") from None
+    texture = pv.Texture(pixels)
+    texture.interpolate = True
+    return texture
+
+
 def _table(plotter: pv.Plotter, world, grid: bool) -> None:
+    """The table as a slab; with `table.image`, that picture covers the top exactly, unlit (a photo has its light)."""
     w, d = world.scene.table.width, world.scene.table.depth
-    plotter.add_mesh(pv.Box((0, w, 0, d, -12, 0)), color=TABLE_COLOUR, ambient=0.35)
+    if world.scene.table.image is None:
+        plotter.add_mesh(pv.Box((0, w, 0, d, -12, 0)), color=TABLE_COLOUR, ambient=0.35)
+    else:
+        plotter.add_mesh(pv.Box((0, w, 0, d, -12, -0.3)), color=TABLE_COLOUR, ambient=0.35)
+        top = pv.Plane(center=(w / 2, d / 2, 0.0), direction=(0, 0, 1), i_size=w, j_size=d, i_resolution=1,
+                       j_resolution=1)  # texture coordinates (0, 0) at (0, 0) and (1, 1) at (w, d)
+        plotter.add_mesh(top, texture=table_texture(world.scene), lighting=False)
     if not grid:
         return
     xs, ys = np.arange(0, w + 1e-6, INCH), np.arange(0, d + 1e-6, INCH)

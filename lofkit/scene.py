@@ -77,6 +77,11 @@ class Table(_Model):
 
     width: PositiveLength = 48 * INCH
     depth: PositiveLength = 48 * INCH
+    image: Annotated[str, Field(min_length=1)] | None = Field(
+        None,
+        description="a PNG or JPEG picture of the table top (e.g. from `lofkit photo`), path relative to the scene "
+        "file, stretched over the whole top: its first row along the far edge (y = depth), its first column at x = 0",
+    )
 
 
 class DeploymentZone(_Model):
@@ -236,6 +241,8 @@ def scene_problems(scene: Scene) -> list[Problem]:
             if item.id in seen:
                 problems.append(Problem(where, f"duplicate id '{item.id}' (first used at {seen[item.id]})"))
             seen.setdefault(item.id, where)
+    if scene.table.image is not None:
+        problems.extend(_table_image_problems(scene))
     trooper_ids = {t.id for t in scene.troopers}
     width, depth = scene.table.width, scene.table.depth
     for i, trooper in enumerate(scene.troopers):
@@ -253,3 +260,23 @@ def scene_problems(scene: Scene) -> list[Problem]:
                 )
             )
     return problems
+
+
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+"""The first bytes of a PNG and of a JPEG file."""
+
+
+def _table_image_problems(scene: Scene) -> list[Problem]:
+    """`table.image` must name a PNG or JPEG file (relative to the scene file's folder)."""
+    path = scene.resolve(scene.table.image)
+    if not path.is_file():
+        return [Problem("table.image",
+                        f"image file '{path}' not found (paths are relative to the scene file's folder)")]
+    try:
+        with path.open("rb") as file:
+            head = file.read(8)
+    except OSError as exc:
+        return [Problem("table.image", f"cannot read '{path}': {exc.strerror}")]
+    if not head.startswith(IMAGE_SIGNATURES):
+        return [Problem("table.image", f"'{path}' is not a PNG or JPEG image")]
+    return []
