@@ -41,6 +41,8 @@ class Heatmap:
     viewers: Placements
     seen: np.ndarray
     """(viewers, cells) sight matrix behind the counts."""
+    segments: int
+    """Segments cast to settle it."""
 
     @property
     def cells(self) -> int:
@@ -71,6 +73,7 @@ class Heatmap:
             "quick": o.quick,
             "max_count": int(self.counts.max(initial=0)),
             "mean_count": round(float(self.counts[self.counts >= 0].mean()), 3) if self.cells else 0.0,
+            "segments": self.segments,
         }
 
 
@@ -82,9 +85,9 @@ def heatmap(world: World, side: str, options: SightOptions = SightOptions(), exe
     probes = place(world, centres, options.probe_silhouette)
     viewers = place(world, zone_points(world, side, options.viewer_spacing), options.viewer_silhouette)
     report = None if progress is None else (lambda done, total: progress(f"cells seen from {side}", done, total))
-    seen = sight_table(world.scene, viewers, probes, options, executor, report)
-    counts = np.where(probes.fits, seen.sum(axis=0), -1).reshape(shape)
-    return Heatmap(side, options, counts, centres, probes.z, viewers, seen)
+    table = sight_table(world.scene, viewers, probes, options, executor, report)
+    counts = np.where(probes.fits, table.seen.sum(axis=0), -1).reshape(shape)
+    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments)
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def lanes(world: World, sides: tuple[str, str], options: SightOptions = SightOpt
     a, b = (place(world, zone_points(world, side, options.viewer_spacing), options.viewer_silhouette)
             for side in sides)
     report = None if progress is None else (lambda done, total: progress("lanes", done, total))
-    seen = sight_table(world.scene, a, b, options, executor, report)
+    seen = sight_table(world.scene, a, b, options, executor, report).seen
     lengths = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1) - (a.diameter + b.diameter) / 2
     return Lanes(tuple(sides), a, b, seen, np.maximum(lengths, 0.0))
 

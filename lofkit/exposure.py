@@ -51,9 +51,10 @@ class SightOptions:
         if self.max_range is not None and not self.max_range > 0:
             raise LofkitError("max range must be a positive length")
 
-    def seen(self, world: World, pairs: np.ndarray) -> np.ndarray:
-        """Sight for each pair: the exact rule, or with `quick` a glimpse (5 eyes and 8 points each way)."""
-        return glimpse(world, pairs) if self.quick else seen_pairs(world, pairs)
+    def seen(self, world: World, pairs: np.ndarray, progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Sight for each pair: the exact rule, or with `quick` a glimpse (5 eyes and 8 points each way);
+        `progress` counts the segments cast."""
+        return glimpse(world, pairs, progress) if self.quick else seen_pairs(world, pairs, progress=progress)
 
 
 @dataclass(frozen=True)
@@ -121,8 +122,6 @@ class SightJob:
     viewers: Placements
     targets: Placements
     options: SightOptions
-    skip: np.ndarray | None = None
-    """(viewers, targets) pairs already known (True: not searched, reported as False)."""
 
 
 _WORLDS: dict[int, World] = {}
@@ -137,50 +136,57 @@ def _terrain_world(scene: Scene) -> World:
     return _WORLDS[key]
 
 
-def run_sight_job(job: SightJob) -> np.ndarray:
-    """Sight (viewers, targets) as a boolean matrix; pairs out of range, where a base does not fit, or skipped are
-    False. Base-to-base distance decides the range (RULES.md: distances run base to base)."""
+@dataclass(frozen=True)
+class SightTable:
+    """Sight from viewers to targets (viewers x targets, bool) and the segments cast to settle it."""
+
+    seen: np.ndarray
+    segments: int
+
+
+def run_sight_job(job: SightJob) -> SightTable:
+    """Sight (viewers, targets); pairs out of range or where a base does not fit are False. Base-to-base distance
+    decides the range (RULES.md: distances run base to base)."""
     world = _terrain_world(job.scene)
     v, t = job.viewers, job.targets
     gap = np.linalg.norm(v.centres[:, None] - t.centres[None], axis=-1) - (v.diameter + t.diameter) / 2
     wanted = v.fits[:, None] & t.fits[None, :]
     if job.options.max_range is not None:
         wanted &= gap <= job.options.max_range
-    if job.skip is not None:
-        wanted &= ~job.skip
     rows, cols = np.nonzero(wanted)
     result = np.zeros(wanted.shape, dtype=bool)
     if len(rows) == 0:
-        return result
+        return SightTable(result, 0)
     volumes = cylinders(np.vstack([v.centres, t.centres]), np.concatenate([v.z, t.z]),
                         np.concatenate([np.full(len(v.z), v.diameter / 2), np.full(len(t.z), t.diameter / 2)]),
                         np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
     volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
     pairs = np.stack([rows, len(v.z) + cols], axis=1)
-    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs)
-    return result
+    segments = [0]
+    count = lambda n: segments.__setitem__(0, segments[0] + n)  # noqa: E731
+    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs, count)
+    return SightTable(result, segments[0])
 
 
 def sight_table(scene: Scene, viewers: Placements, targets: Placements, options: SightOptions,
-                executor: Executor | None = None, progress: Callable[[int, int], None] | None = None,
-                skip: np.ndarray | None = None) -> np.ndarray:
-    """Sight from every viewer to every target (viewers x targets, bool), in batches of `VIEWERS_PER_BATCH`
-    viewers run by `executor` (in this process when None); `progress(done, total)` counts viewers."""
+                executor: Executor | None = None, progress: Callable[[int, int], None] | None = None) -> SightTable:
+    """Sight from every viewer to every target, in batches of `VIEWERS_PER_BATCH` viewers run by `executor` (in
+    this process when None); `progress(done, total)` counts viewers."""
     batches = [np.arange(len(viewers.z))[k : k + VIEWERS_PER_BATCH]
                for k in range(0, len(viewers.z), VIEWERS_PER_BATCH)]
-    jobs = [SightJob(scene, _take(viewers, rows), targets, options, None if skip is None else skip[rows])
-            for rows in batches]
-    result = np.zeros((len(viewers.z), len(targets.z)), dtype=bool)
-    done = 0
+    jobs = [SightJob(scene, _take(viewers, rows), targets, options) for rows in batches]
+    seen = np.zeros((len(viewers.z), len(targets.z)), dtype=bool)
+    segments = done = 0
     if progress:
         progress(0, len(viewers.z))
     outputs = executor.map(run_sight_job, jobs) if executor is not None else map(run_sight_job, jobs)
-    for rows, seen in zip(batches, outputs):
-        result[rows] = seen
+    for rows, part in zip(batches, outputs):
+        seen[rows] = part.seen
+        segments += part.segments
         done += len(rows)
         if progress:
             progress(done, len(viewers.z))
-    return result
+    return SightTable(seen, segments)
 
 
 def _take(p: Placements, rows: np.ndarray) -> Placements:

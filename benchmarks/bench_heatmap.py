@@ -1,0 +1,105 @@
+"""Exposure heatmap on the densest example table at the defaults: exact and --quick, against raw Embree and brute force.
+
+On examples/tables/table-b.yaml (44 pieces with hollow buildings), with the defaults of `lofkit heatmap` (1" cells,
+an S2 probe, S2 viewers every 2" over the zone, no range limit, a process per core), in one run:
+1. raw Embree: segments like the heatmap's (from a viewer spot, 0-40 mm up, to a cell, 0-40 mm up) through
+   `world.blocking_rays.occluded` in one call (threaded), best of 3;
+2. the exact heatmap: wall time, segments cast, segments/s achieved, and that rate against raw Embree's;
+3. the --quick heatmap: the same, and its disagreement with the exact one: cells whose exposed/safe status differs
+   (the headline), cells whose count differs, and the mean count difference;
+4. the baseline: the brute-force search (`sight_brute_force`: every eye, every block, no proofs) timed on a seeded
+   sample of the heatmap's pairs and scaled to all of them, against the exact heatmap's wall time.
+Targets (printed, never asserted): exact within 60 s, --quick within 5 s with under 3% of cells disagreeing, and a
+rate at least half of raw Embree's.
+
+Run: `python benchmarks/bench_heatmap.py [--zone red] [--executor processes] [--brute-pairs 30] [--seed 1]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lofkit import World, load_scene
+from lofkit.analysis import heatmap
+from lofkit.executors import open_executor
+from lofkit.exposure import SightOptions, cylinders, terrain_only
+from lofkit.sight import sight_brute_force
+
+TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"
+
+
+def timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def raw_embree(world, viewers: np.ndarray, cells: np.ndarray, count: int, rng) -> float:
+    """Segments/s of one occlusion call on segments from viewer spots to cells, 0-40 mm up at both ends."""
+    starts = np.column_stack([viewers[rng.integers(0, len(viewers), count)], rng.uniform(0, 40, count)])
+    ends = np.column_stack([cells[rng.integers(0, len(cells), count)], rng.uniform(0, 40, count)])
+    lengths = np.linalg.norm(ends - starts, axis=1)
+    directions = (ends - starts) / lengths[:, None]
+    best = min(timed(world.blocking_rays.occluded, starts, directions, lengths)[1] for _ in range(3))
+    return count / best
+
+
+def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
+    """Seconds the brute-force search would take for every pair of the heatmap, from a seeded sample."""
+    viewers, cells = np.flatnonzero(result.viewers.fits), np.flatnonzero(result.counts.ravel() >= 0)
+    pick_v, pick_c = rng.choice(viewers, pairs_wanted), rng.choice(cells, pairs_wanted)
+    centres = np.vstack([result.viewers.centres[pick_v], result.centres[pick_c]])
+    z = np.concatenate([result.viewers.z[pick_v], result.z[pick_c]])
+    volumes = cylinders(centres, z, 12.5, 40.0)
+    probe = world.with_troopers(dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool)))
+    pairs = [(k, pairs_wanted + k) for k in range(pairs_wanted)]
+    _, seconds = timed(sight_brute_force, probe, pairs)
+    return seconds / pairs_wanted * len(viewers) * len(cells), len(viewers) * len(cells)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--zone", default="red")
+    parser.add_argument("--executor", default="processes")
+    parser.add_argument("--brute-pairs", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+
+    world = terrain_only(World.from_scene(load_scene(TABLE)))
+    print(f"{TABLE.name}: {len(world.pieces)} pieces, {sum(len(p.mesh.faces) for p in world.pieces):,} triangles; "
+          f"heatmap of the {args.zone} zone at the defaults, executor {args.executor}")
+
+    with open_executor(args.executor) as pool:
+        quick, quick_s = timed(heatmap, world, args.zone, SightOptions(quick=True), pool)
+        exact, exact_s = timed(heatmap, world, args.zone, SightOptions(), pool)
+    pairs = int(exact.viewers.fits.sum()) * exact.cells
+    raw = raw_embree(world, exact.viewers.centres, exact.centres, 2_000_000, rng)
+    print(f"\n{exact.cells:,} cells where the probe fits x {int(exact.viewers.fits.sum())} viewers = {pairs:,} pairs")
+    print(f"raw Embree on heatmap-like segments (one call, best of 3): {raw / 1e6:.2f} M segments/s")
+    for name, result, seconds, target in (("exact", exact, exact_s, 60), ("--quick", quick, quick_s, 5)):
+        rate = result.segments / seconds
+        print(f"{name:>8}: {seconds:7.1f} s (target {target} s), {result.segments:,} segments, "
+              f"{rate / 1e6:.2f} M segments/s = {rate / raw:.2f} x raw Embree; "
+              f"{100 * result.exposed_share:.1f}% of cells exposed")
+
+    fits = exact.counts >= 0
+    status = ((exact.counts > 0) != (quick.counts > 0))[fits]
+    differs = (exact.counts != quick.counts)[fits]
+    print(f"quick vs exact: {100 * status.mean():.2f}% of cells change exposed/safe (target < 3%), "
+          f"{100 * differs.mean():.1f}% change count, mean |count difference| "
+          f"{np.abs(exact.counts - quick.counts)[fits].mean():.2f} of {int(exact.viewers.fits.sum())} viewers; "
+          f"quick was {exact_s / quick_s:.0f}x faster")
+
+    brute_s, _ = brute_estimate(world, exact, args.brute_pairs, rng)
+    print(f"baseline: brute force (every eye, every block, no proofs) on {args.brute_pairs} sampled pairs, scaled to "
+          f"all {pairs:,}: {brute_s:,.0f} s = {brute_s / exact_s:.0f}x the exact heatmap")
+
+
+if __name__ == "__main__":
+    main()
