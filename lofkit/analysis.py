@@ -14,6 +14,7 @@ import shapely
 import shapely.affinity
 
 from .deployment import footprint
+from .errors import LofkitError
 from .exposure import Placements, SightOptions, cell_centres, place, sight_table, terrain_only, zone_points
 from .units import to_inches
 from .world import World
@@ -43,6 +44,8 @@ class Heatmap:
     """(viewers, cells) sight matrix behind the counts."""
     segments: int
     """Segments cast to settle it."""
+    cell: tuple[float, float]
+    """A cell's width and depth, mm (the table divided evenly, so close to the asked size)."""
 
     @property
     def cells(self) -> int:
@@ -64,7 +67,7 @@ class Heatmap:
             "exposed_cells": self.exposed_cells,
             "exposed_share": self.exposed_share,
             "grid": list(self.counts.shape),
-            "cell_mm": round(o.cell_size, 4),
+            "cell_mm": [round(c, 4) for c in self.cell],
             "viewers": int(self.viewers.fits.sum()),
             "viewer_spacing_mm": round(o.viewer_spacing, 4),
             "probe_silhouette": o.probe_silhouette,
@@ -87,7 +90,8 @@ def heatmap(world: World, side: str, options: SightOptions = SightOptions(), exe
     report = None if progress is None else (lambda done, total: progress(f"cells seen from {side}", done, total))
     table = sight_table(world.scene, viewers, probes, options, executor, report)
     counts = np.where(probes.fits, table.seen.sum(axis=0), -1).reshape(shape)
-    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments)
+    cell = (world.scene.table.width / shape[1], world.scene.table.depth / shape[0])
+    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments, cell)
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,8 @@ def scorecard(world: World, name: str, options: SightOptions = SightOptions(), e
               progress: Progress | None = None) -> Scorecard:
     """Every metric of one layout; heatmaps for each deployment zone, lanes between the first two."""
     sides = list(dict.fromkeys(z.side for z in world.scene.deployment_zones))
+    if not sides:
+        raise LofkitError(f"{name}: the scene has no deployment_zones; a scorecard needs at least one")
     maps = tuple(heatmap(world, side, options, executor, progress) for side in sides)
     between = lanes(world, (sides[0], sides[1]), options, executor, progress) if len(sides) >= 2 else None
     return Scorecard(name, maps, between, terrain_density(world), symmetry(world))

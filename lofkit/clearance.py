@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .surfaces import disc_pattern
+from .surfaces import CLEARANCE, disc_pattern
 
-CLEARANCE = 0.01
 _HEIGHTS = np.array([0.05, 0.5, 0.95])
 
 

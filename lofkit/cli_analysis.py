@@ -150,12 +150,14 @@ def _two_sides(world, zones: str | None) -> tuple[str, str]:
 
 
 def _scorecards(scenes, options, executor, quiet) -> list[tuple[str, object, analysis.Scorecard]]:
+    """Every layout's scorecard; all scenes are read and checked before the long work starts."""
+    worlds = [load_world(scene, quiet=quiet) for scene in scenes]
+    for scene, world in zip(scenes, worlds):
+        if not world.scene.deployment_zones:
+            raise LofkitError(f"{scene}: the scene has no deployment_zones; a scorecard needs at least one")
     found = []
     with open_executor(executor) as pool, _progress() as progress:
-        for scene in scenes:
-            world = load_world(scene, quiet=quiet)
-            if len({z.side for z in world.scene.deployment_zones}) == 0:
-                raise LofkitError(f"{scene}: the scene has no deployment_zones; a scorecard needs them")
+        for scene, world in zip(scenes, worlds):
             named = lambda task, done, total, s=Path(scene).stem: progress(f"{s}: {task}", done, total)  # noqa: E731
             found.append((scene, world, analysis.scorecard(world, scene, options, pool, named)))
     return found
@@ -193,25 +195,44 @@ def _write_json(path: Path, document: dict) -> None:
         raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
 
 
+def _picture_names(scenes: list[str]) -> list[str]:
+    """A file-name stem per layout: the scene's own, or numbered when two layouts share one."""
+    stems = [Path(scene).stem for scene in scenes]
+    return [stem if stems.count(stem) == 1 else f"{k + 1}-{stem}" for k, stem in enumerate(stems)]
+
+
+def _fresh_folder(folder: Path, force: bool) -> None:
+    """Analyses write into a new or empty folder, or one holding only an earlier analysis (never over other files)."""
+    ours = ("scorecard.json", "-heatmap-")
+    others = [p.name for p in folder.iterdir() if not any(mark in p.name for mark in ours)] if folder.is_dir() else []
+    if folder.exists() and not folder.is_dir():
+        raise LofkitError(f"{folder} is a file; give a folder for the scorecard and pictures")
+    if others and not force:
+        raise LofkitError(f"{folder} holds other files ({', '.join(sorted(others)[:3])}); choose a new or empty "
+                          f"folder, or pass --force")
+
+
 @click.command()
 @click.argument("scenes", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-o", "--output", default=".", show_default=True, type=click.Path(file_okay=False),
-              help="Folder for scorecard.json and one heatmap picture per layout and zone.")
+@click.option("-o", "--output", default="analysis", show_default=True, type=click.Path(),
+              help="Folder for scorecard.json and one heatmap picture per layout and zone (new or empty).")
 @click.option("--pictures/--no-pictures", default=True, show_default=True, help="Draw the heatmaps.")
+@click.option("--force", is_flag=True, help="Write into a folder that holds other files.")
 @sight_options
 @json_option
-def analyze(scenes, output, pictures, executor, as_json, **named) -> None:
+def analyze(scenes, output, pictures, force, executor, as_json, **named) -> None:
     """A scorecard per layout: exposure to each zone, safe cells, lanes, terrain density, symmetry."""
-    found = _scorecards(scenes, _options(**named), executor, as_json)
     folder = Path(output)
+    _fresh_folder(folder, force)
+    found = _scorecards(scenes, _options(**named), executor, as_json)
     document = {"layouts": [card.to_dict() for _, _, card in found]}
     _write_json(folder / "scorecard.json", document)
     if pictures:
         from .analysis_plots import heatmap_picture
 
-        for scene, world, card in found:
+        for name, (_, world, card) in zip(_picture_names([scene for scene, _, _ in found]), found):
             for result in card.heatmaps:
-                heatmap_picture(world, result, folder / f"{Path(scene).stem}-heatmap-{result.side}.png")
+                heatmap_picture(world, result, folder / f"{name}-heatmap-{result.side}.png")
     if as_json:
         emit_json(document)
         return

@@ -91,7 +91,7 @@ def zone_points(world: World, side: str, spacing: float) -> np.ndarray:
     if zone is None:
         sides = sorted({z.side for z in world.scene.deployment_zones})
         known = ", ".join(sides) if sides else "none: add deployment_zones to the scene"
-        raise LofkitError(f"no deployment zone for side '{side}' (zones: {known})")
+        raise LofkitError(f"{world.scene.source or 'the scene'}: no deployment zone for side '{side}' (zones: {known})")
     x0, y0, x1, y1 = zone.bounds
     nx, ny = max(1, int(round((x1 - x0) / spacing))), max(1, int(round((y1 - y0) / spacing)))
     gx, gy = np.meshgrid(x0 + (np.arange(nx) + 0.5) * (x1 - x0) / nx, y0 + (np.arange(ny) + 0.5) * (y1 - y0) / ny)

@@ -380,6 +380,8 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], N
     for forward in (True, False):
         for eye in GLIMPSE_EYES:
             rows = np.flatnonzero(~seen)
+            if len(rows) == 0:
+                return seen
             shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
             towards = v.centre[target] - v.centre[shooter]
             norm = np.linalg.norm(towards, axis=1, keepdims=True)

@@ -17,6 +17,8 @@ from .units import EPS
 DOWN = np.array([0.0, 0.0, -1.0])
 SPACING = 2.0
 RESOLUTION = 1e-4
+CLEARANCE = 0.01
+"""Touching is not overlapping: a base touching a piece's side neither stands on it nor cuts into it (mm)."""
 
 
 def disc_pattern(rings: int = 3, per_ring: int = 12) -> np.ndarray:
@@ -79,8 +81,10 @@ def _highest_vertices(world, centres: np.ndarray, radii: np.ndarray, top: float)
 
 
 def rest_height(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
-    """Height of the highest solid surface under each base (discs given by centre (n, 2) and radius (n,))."""
+    """Height of the highest solid surface under each base (discs given by centre (n, 2) and radius (n,)). A base
+    touching a piece's side from outside does not stand on it: the disc is shrunk by `CLEARANCE` first."""
     centres, radii = np.reshape(centres, (-1, 2)), np.asarray(radii, dtype=float).reshape(-1)
+    radii = np.maximum(radii - CLEARANCE, 0.0)
     if len(world.solid_pieces) == 0 or len(centres) == 0:
         return np.zeros(len(centres))
     heights = np.maximum(_highest_hits(world, centres, radii), _highest_vertices(world, centres, radii, _top(world)))
