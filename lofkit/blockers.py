@@ -189,10 +189,13 @@ PROOF_ELEMENTS = 2_000_000
 """Segment-plane tests held at once by `_all_through`."""
 
 
-def _through(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def _through(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets: np.ndarray,
+             margin: float = 0.0) -> np.ndarray:
     """Whether every segment from a point of `starts` (n, a, 3) to a point of `ends` (n, b, 3) passes through the
     inside of convex part n, {x: normals[n] @ x <= offsets[n]} (`normals` (n, f, 3)): `crosses_convex` on the
-    segments' own parameter, with each point's plane products computed once."""
+    segments' own parameter, with each point's plane products computed once. With a `margin`, one plane of the part
+    must also keep all of `starts`, and one all of `ends`, farther than `margin` outside it, so that segments
+    between their convex hulls still cross the part when trimmed by `margin` at both ends."""
     from_start = np.einsum("nak,nfk->naf", starts, normals)
     from_end = np.einsum("nbk,nfk->nbf", ends, normals)
     gap = (offsets[:, None, :] - from_start)[:, :, None, :]  # (n, a, 1, f): room before each plane at the start
@@ -203,13 +206,18 @@ def _through(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets:
     leave = np.minimum(np.min(np.where(rate > 1e-12, at, np.inf), axis=3), 1.0)
     outside_parallel = np.any((np.abs(rate) <= 1e-12) & (gap <= 0), axis=3)
     lengths = np.linalg.norm(ends[:, None, :, :] - starts[:, :, None, :], axis=3)
-    return (~outside_parallel & ((leave - enter) * lengths > 1e-9)).all(axis=(1, 2))
+    crossed = (~outside_parallel & ((leave - enter) * lengths > 1e-9)).all(axis=(1, 2))
+    if margin > 0:
+        clear = offsets[:, None, :] + margin
+        crossed &= ((from_start > clear).all(axis=1).any(axis=1)) & ((from_end > clear).all(axis=1).any(axis=1))
+    return crossed
 
 
-def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray) -> np.ndarray:
+def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray,
+                 margin: float = 0.0) -> np.ndarray:
     """For each candidate c, whether every segment from a point of `starts[rows[c]]` to a point of
-    `ends[rows[c]]` passes through the inside of convex part `which[c]`; candidates are grouped by how many
-    planes their part has (most are boxes) and chunked to bound memory."""
+    `ends[rows[c]]` passes through the inside of convex part `which[c]` (see `_through`); candidates are grouped
+    by how many planes their part has (most are boxes) and chunked to bound memory."""
     result = np.zeros(len(which), dtype=bool)
     order = np.argsort(parts.faces[which], kind="stable")
     sizes, first = np.unique(parts.faces[which][order], return_index=True)
@@ -218,7 +226,7 @@ def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, 
         for chunk in np.array_split(group, -(-len(group) // per_chunk)):
             part = which[chunk]
             result[chunk] = _through(starts[rows[chunk]], ends[rows[chunk]], parts.normals[part, :planes],
-                                     parts.offsets[part, :planes])
+                                     parts.offsets[part, :planes], margin)
     return result
 
 
@@ -248,18 +256,16 @@ def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
     return found
 
 
-def blind_eyes(world, eyes: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """Whether the eyes of each row (n, a, 3) provably see nothing of trooper `targets[n]`: the convex part of
-    terrain first hit on the way from their middle to the middle of the target's volume is crossed by every segment
-    from them to the prism around that volume. By the lemma of `covering_blocker`, no segment from any point of
-    their convex hull (one eye, or a column of eyes) to the target's template is then clear."""
+def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Whether, for each row, every segment from the convex hull of `eyes` (n, a, 3) to the convex hull of
+    `shapes` (n, b, 3) is obstructed: the convex part of terrain first hit on the way from the middle of one to the
+    middle of the other is crossed by every segment between their points (the lemma of `covering_blocker`), with
+    `margin` as in `_through`. One eye and a patch of a template, or a column of eyes and a prism around a volume."""
     parts = world.convex_parts
-    blind = np.zeros(len(eyes), dtype=bool)
+    result = np.zeros(len(eyes), dtype=bool)
     if len(parts.piece) == 0 or len(eyes) == 0:
-        return blind
-    v = world.troopers
-    middle = np.column_stack([v.centre[targets], v.z[targets] + v.height[targets] / 2])
-    ray = Segments.between(eyes.mean(axis=1), middle, trim=0.0)
+        return result
+    ray = Segments.between(eyes.mean(axis=1), shapes.mean(axis=1), trim=0.0)
     mesh, face = world.blocking_rays.first_face(ray.origins, ray.directions, ray.lengths)
     part = np.full(len(eyes), -1, dtype=np.int64)
     for m in np.unique(mesh[mesh >= 0]).tolist():
@@ -267,8 +273,8 @@ def blind_eyes(world, eyes: np.ndarray, targets: np.ndarray) -> np.ndarray:
         part[hit] = parts.face_part[m][face[hit]]
     rows = np.flatnonzero(part >= 0)
     if len(rows):
-        blind[rows] = _all_through(eyes, prisms(v, targets), rows, parts, part[rows])
-    return blind
+        result[rows] = _all_through(eyes, shapes, rows, parts, part[rows], margin)
+    return result
 
 
 def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:

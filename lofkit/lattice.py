@@ -133,8 +133,7 @@ def _dense_side(radius: float, height: float, spacing: float) -> tuple[int, int]
 
 @lru_cache(maxsize=64)
 def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
-    """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3).
-    The side's eyes come column by column, bottom to top (see `dense_eye_columns`), then the top's."""
+    """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3)."""
     arcs, levels = _dense_side(radius, height, spacing)
     angle = np.linspace(-np.pi / 2, np.pi / 2, arcs)
     up = np.linspace(0.0, height, levels)
@@ -145,16 +144,6 @@ def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np
     inside = np.hypot(x, y) < radius  # the rim is on the side surface already
     top = np.stack([x[inside], y[inside], np.full(inside.sum(), height)], axis=-1)
     return np.vstack([side, top])
-
-
-@lru_cache(maxsize=64)
-def dense_eye_columns(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
-    """For each dense eye, the vertical column of the side it stands in (-1 for the eyes on the top): a column's
-    eyes lie on one vertical segment, so one proof can cover all of them."""
-    arcs, levels = _dense_side(radius, height, spacing)
-    columns = np.full(len(dense_eyes(radius, height, spacing)), -1, dtype=np.int64)
-    columns[: arcs * levels] = np.repeat(np.arange(arcs), levels)
-    return columns
 
 
 def to_world(local: np.ndarray, centre: np.ndarray, z, towards: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 
 from .blockers import (
     Segments,
-    blind_eyes,
+    blind,
     blocked,
     blocker_counts,
     blocking_troopers,
@@ -36,7 +36,6 @@ from .blockers import (
 from .lattice import (
     END_TRIM,
     Lattice,
-    dense_eye_columns,
     dense_eyes,
     key_eyes,
     lead_eye,
@@ -52,8 +51,6 @@ BATCH_POINTS = 8_000_000
 COARSE_STRIDES = (9, 3)
 """Lattice strides of the passes before the fine checks."""
 EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
-EYE_COLUMNS = {dense_eyes: dense_eye_columns}
-"""Patterns whose eyes stand in vertical columns, which `_without_blind_columns` proves blind a column at a time."""
 """Eyes tried in turn, each way: one eye settles most clear views; the rest are for the hard cases."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
@@ -105,11 +102,9 @@ class _Rows:
     shooter: np.ndarray
     target: np.ndarray
     eye: np.ndarray
-    column: np.ndarray
-    """The column of eyes each row's eye stands in (`dense_eye_columns`), -1 for none."""
 
     def take(self, keep: np.ndarray) -> _Rows:
-        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep], self.column[keep])
+        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep])
 
 
 def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable) -> _Rows:
@@ -120,7 +115,7 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
     towards = v.centre[targets] - v.centre[shooters]
     norm = np.linalg.norm(towards, axis=1, keepdims=True)
     towards = np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
-    owners, ranks, eyes, columns = [], [], [], []
+    owners, ranks, eyes = [], [], []
     sizes = np.stack([v.radius[shooters], v.height[shooters]], axis=1)
     for radius, height in np.unique(sizes, axis=0).tolist():
         same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
@@ -129,30 +124,9 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
         owners.append(np.repeat(same, len(local)))
         ranks.append(np.tile(np.arange(len(local)), len(same)))
         eyes.append(placed.reshape(-1, 3))
-        column = EYE_COLUMNS[pattern](radius, height) if pattern in EYE_COLUMNS else np.full(len(local), -1)
-        columns.append(np.tile(column, len(same)))
     order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
-    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.concatenate(eyes)[order],
-                 np.concatenate(columns)[order])
-
-
-def _without_blind_columns(world, rows: _Rows) -> _Rows:
-    """The rows left when whole columns of eyes proved blind (`blind_eyes` on a column's end points) are dropped."""
-    grouped = np.flatnonzero(rows.column >= 0)
-    if len(grouped) == 0:
-        return rows
-    keys, group = np.unique(np.stack([rows.pair[grouped], rows.column[grouped]], axis=1), axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    up = rows.eye[grouped, 2]
-    order = np.lexsort((up, group))
-    starts = np.r_[0, np.flatnonzero(np.diff(group[order])) + 1]
-    ends = np.r_[starts[1:], len(order)] - 1
-    bottom, top = grouped[order[starts]], grouped[order[ends]]
-    blind = blind_eyes(world, np.stack([rows.eye[bottom], rows.eye[top]], axis=1), rows.target[bottom])
-    drop = np.zeros(len(rows.pair), dtype=bool)
-    drop[grouped] = blind[group]
-    return rows.take(~drop)
+    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.concatenate(eyes)[order])
 
 
 def _clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
@@ -200,12 +174,7 @@ class _Search:
         return pair_ids[~self.done[pair_ids]]
 
     def look(self, rows: _Rows, exhaustive_fine: bool = False) -> None:
-        """Search every row's template for a clear block; record the first witness of each pair. Eyes proved blind
-        (a column at a time, then one by one) see no lattice point: they are left out, except by the brute force."""
-        if not exhaustive_fine:
-            self.progress(len(rows.pair))
-            rows = _without_blind_columns(self.world, rows)
-            rows = rows.take(~blind_eyes(self.world, rows.eye[:, None, :], rows.target))
+        """Search every row's template for a clear block; record the first witness of each pair."""
         v = self.world.troopers
         sizes = np.stack([2 * v.radius[rows.target], v.height[rows.target]], axis=1)
         for width, height in sorted(self.sizes):
@@ -224,11 +193,15 @@ class _Search:
     def _look_at(self, lattice: Lattice, rows: _Rows, exhaustive_fine: bool) -> None:
         """Passes at lattice strides 9 and 3, then fine checks of candidate blocks until each pair has a witness.
 
-        A block spans at least 9 cells, so it holds a lattice point of every 9th column and row, and 3 x 3 points
-        of every 3rd: one blocked point rules the block out. The stride-9 pass drops every eye with no clear point
-        at all before any per-eye lattice arrays are made."""
+        Eyes that provably see none of their template (`_blind_rows`) are dropped first. A block spans at least 9
+        cells, so it holds a lattice point of every 9th column and row, and 3 x 3 points of every 3rd: one blocked
+        point rules the block out. The stride-9 pass drops every eye with no clear point at all before any per-eye
+        lattice arrays are made. The brute force (`exhaustive_fine`) proves nothing and casts every point."""
         v = self.world.troopers
         axis = template_axis(rows.eye, v.centre[rows.target], self._towards(rows))
+        if not exhaustive_fine:
+            seeing = np.flatnonzero(~self._blind_rows(lattice, rows, axis))
+            rows, axis = rows.take(seeing), axis[seeing]
         cw, ch = lattice.cells
         first = 1 if exhaustive_fine else COARSE_STRIDES[0]
         cols, lines = np.arange(0, cw + 1, first), np.arange(0, ch + 1, first)
@@ -257,6 +230,16 @@ class _Search:
             for k in np.flatnonzero(~inside.any(axis=(1, 2))).tolist():
                 self._witness(lattice, rows, axis, pick[k], c0[k], r0[k])
             candidates[pick] = _clear_blocks(known[pick], lattice.block)
+
+    def _blind_rows(self, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> np.ndarray:
+        """Which rows' eyes provably see none of their template (`blind` on the eye and the template's corners,
+        with the segments' end trim): they need no segment cast."""
+        v = self.world.troopers
+        cw, ch = lattice.cells
+        corners = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], np.array([0, cw]),
+                                  np.array([0, ch]))
+        self.progress(len(rows.pair))
+        return blind(self.world, rows.eye[:, None, :], corners.reshape(-1, 4, 3), END_TRIM)
 
     def _towards(self, rows: _Rows) -> np.ndarray:
         v = self.world.troopers

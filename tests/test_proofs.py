@@ -1,4 +1,4 @@
-"""The cheap proofs of "hidden" that spare rays (blockers.hiding_parts, blockers.blind_eyes) are sound, and the
+"""The cheap proofs of "hidden" that spare rays (blockers.hiding_parts, blockers.blind) are sound, and the
 face-level ray query they use agrees between back-ends (RULES.md LoF 2: sight needs a clear segment; a proof must
 never hide a pair or an eye that sees something)."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import trimesh
 from hypothesis import given, settings
 
-from lofkit.blockers import Segments, blind_eyes, blocked, hiding_blocker, hiding_parts, prisms
-from lofkit.lattice import Lattice, dense_eyes, template_axis, template_points, to_world
+from lofkit.blockers import Segments, blind, blocked, hiding_blocker, hiding_parts, prisms
+from lofkit.lattice import END_TRIM, Lattice, dense_eyes, template_axis, template_points, to_world
 from lofkit.raycast import EmbreeRays, NumpyRays
 from lofkit.sight import seen_pairs, sight_brute_force
 from tests.helpers import build_world, trooper
@@ -24,10 +24,15 @@ def _towards(v, s: int, t: int) -> np.ndarray:
 
 
 def _blind_rows(world, s: int, t: int) -> tuple[np.ndarray, np.ndarray]:
-    """Shooter s's dense eyes towards t, and which of them `blind_eyes` proves blind."""
+    """Shooter s's dense eyes towards t, and which of them `blind` proves blind to t's template (its corners)."""
     v = world.troopers
     eyes = to_world(dense_eyes(float(v.radius[s]), float(v.height[s])), v.centre[s], v.z[s], _towards(v, s, t))
-    return eyes, blind_eyes(world, eyes[:, None, :], np.full(len(eyes), t))
+    lattice = Lattice(2 * float(v.radius[t]), float(v.height[t]))
+    centres = np.broadcast_to(v.centre[t], (len(eyes), 2))
+    axis = template_axis(eyes, centres, np.broadcast_to(_towards(v, s, t), (len(eyes), 2)))
+    corners = template_points(lattice, axis, centres, np.full(len(eyes), v.z[t]), np.array([0, lattice.cells[0]]),
+                              np.array([0, lattice.cells[1]]))
+    return eyes, blind(world, eyes[:, None, :], corners.reshape(-1, 4, 3), END_TRIM)
 
 
 def _every_segment_blocked(world, eyes: np.ndarray, s: int, t: int) -> bool:
@@ -59,7 +64,7 @@ def test_a_wall_blinds_the_eyes_behind_it_but_not_those_looking_over_it():
 @settings(max_examples=8, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_eyes_proved_blind_see_no_lattice_point(layout):
-    """Every segment from an eye `blind_eyes` proves blind to every lattice point of the target is obstructed."""
+    """Every segment from an eye `blind` proves blind to every lattice point of the target is obstructed."""
     world = scene(layout)
     for s, t in itertools.permutations(range(len(world.troopers)), 2):
         eyes, blind = _blind_rows(world, s, t)
@@ -104,6 +109,16 @@ def test_first_face_agrees_between_embree_and_numpy():
     agree = (fast[0] == slow[0]) & (fast[1] == slow[1])
     assert (fast[0] >= 0).sum() > 1000
     assert agree.mean() > 0.995  # float32 against float64 where a segment meets an edge shared by two faces
+
+
+def test_a_proof_needs_room_for_the_trimmed_ends():
+    """With a margin, a part touching the eye's end of the segments proves nothing: trimmed segments could miss it."""
+    world = build_world([trooper("a", 300, 100), trooper("b", 300, 500)],
+                        [{"id": "wall", "wall": {"from": [100, 300], "to": [500, 300], "thickness": 10, "height": 80}}])
+    eye = np.array([[[300.0, 290.0, 20.0]]])  # 5 mm in front of the wall's face (it spans 295 < y < 305)
+    patch = np.array([[[290.0, 500.0, 5.0], [310.0, 500.0, 5.0], [310.0, 500.0, 35.0], [290.0, 500.0, 35.0]]])
+    assert blind(world, eye, patch, margin=1.0)[0]
+    assert not blind(world, eye, patch, margin=6.0)[0]
 
 
 def test_prisms_contain_their_volumes():
