@@ -19,6 +19,7 @@ demo: setup
 	$(BIN)/lofkit zoc examples/quickstart.yaml hacker
 	$(BIN)/lofkit render examples/tables/table-b.yaml -o out/table-b.png --view iso
 	$(BIN)/lofkit report examples/rulebook_lof.yaml fusilier iguana -o out/ruling
+	$(BIN)/lofkit heatmap examples/tables/table-a.yaml --zone red --quick -o out/heatmap-red.png
 
 test: setup
 	$(BIN)/python -m pytest

@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import ListedColormap  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .analysis import Heatmap, Lanes  # noqa: E402
@@ -47,13 +48,13 @@ def draw_heatmap(ax, world, result: Heatmap, background: np.ndarray | None = Non
     counts = np.ma.masked_less(result.counts, 0)
     shown = ax.imshow(counts, origin="lower", extent=_table_extent(world), cmap="inferno", alpha=0.62,
                       vmin=0, vmax=max(1, int(result.viewers.fits.sum())), interpolation="nearest")
-    safe = np.ma.masked_where(result.counts != 0, np.ones_like(result.counts))
-    ax.imshow(safe, origin="lower", extent=_table_extent(world), cmap="Greens", vmin=0, vmax=1.4, alpha=0.55,
-              interpolation="nearest")
+    for value, colour, alpha in ((0, "#2e8b57", 0.55), (-1, "#b8bcc2", 0.85)):  # safe cells; no room for a base
+        ax.imshow(np.ma.masked_where(result.counts != value, np.ones_like(result.counts)), origin="lower",
+                  extent=_table_extent(world), cmap=ListedColormap([colour]), alpha=alpha, interpolation="nearest")
     viewers = _pixels(world, result.viewers.centres[result.viewers.fits])
     ax.scatter(viewers[:, 0], viewers[:, 1], s=6, c="white", edgecolors="black", linewidths=0.3)
     ax.set_title(f"seen from {result.side}'s zone: {100 * result.exposed_share:.1f}% of {result.cells} cells "
-                 f"exposed (green: safe)", fontsize=9)
+                 f"exposed (green: safe; grey: no room for a base)", fontsize=9)
     ax.set_axis_off()
     if colorbar:
         plt.colorbar(shown, ax=ax, fraction=0.046, pad=0.02, label=f"viewers of {result.side} that see the cell")

@@ -248,7 +248,8 @@ def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
         low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
         near = np.all((parts.bounds[None, :, :3] < high[:, None]) & (parts.bounds[None, :, 3:] > low[:, None]), axis=2)
         pair, part = np.nonzero(near)
-        for starts, ends in ((a.mean(1, keepdims=True), b.mean(1, keepdims=True)), (a[:, corners], b[:, corners]), (a, b)):
+        middles = (a.mean(1, keepdims=True), b.mean(1, keepdims=True))
+        for starts, ends in (middles, (a[:, corners], b[:, corners]), (a, b)):
             covering = _all_through(starts, ends, pair, parts, part)
             pair, part = pair[covering], part[covering]
         keep = np.unique(pair, return_index=True)[1]  # the lowest-numbered covering part of each pair

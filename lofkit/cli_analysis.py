@@ -36,7 +36,8 @@ def sight_options(function):
                      help="Silhouette of the probe trooper stood on every cell."),
         click.option("--viewer-silhouette", type=int, default=2, show_default=True,
                      help="Silhouette of the viewers over the deployment zone."),
-        click.option("--cell-size", default="1in", show_default=True, help="Side of a table cell (bare number: inches)."),
+        click.option("--cell-size", default="1in", show_default=True,
+                     help="Side of a table cell (bare number: inches)."),
         click.option("--viewer-spacing", default="2in", show_default=True,
                      help="Spacing of the viewer grid over the zone (bare number: inches)."),
         click.option("--max-range", default=None, help="Ignore sight longer than this, base to base (e.g. 24in)."),
@@ -176,7 +177,8 @@ def _scorecard_table(cards: list[analysis.Scorecard]) -> Table:
     table.add_row("DZ-to-DZ lanes", *[f"{d['lanes']:,}" for d in docs])
     table.add_row("longest lane", *[f"{d['longest_lane_mm'] / INCH:.1f}\"" for d in docs])
     for side in sides:
-        table.add_row(f"{side}'s zone seen from the other", *[_percent(d["zone_visible_share"].get(side)) for d in docs])
+        seen_from_other = [_percent(d["zone_visible_share"].get(side)) for d in docs]
+        table.add_row(f"{side}'s zone seen from the other", *seen_from_other)
     table.add_row("terrain density", *[_percent(d["terrain_density"]) for d in docs])
     table.add_row("symmetry of the halves", *[_percent(d["symmetry"]) for d in docs])
     table.add_row("exposure balance", *[_percent(d["exposure_balance"]) for d in docs])

@@ -54,7 +54,7 @@ class SightOptions:
     def seen(self, world: World, pairs: np.ndarray, progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Sight for each pair: the exact rule, or with `quick` a glimpse (5 eyes and 8 points each way);
         `progress` counts the segments cast."""
-        return glimpse(world, pairs, progress) if self.quick else seen_pairs(world, pairs, progress=progress)
+        return glimpse(world, pairs, progress) if self.quick else seen_pairs(world, pairs, progress)
 
 
 @dataclass(frozen=True)

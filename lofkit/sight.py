@@ -310,12 +310,8 @@ def _unordered(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
     return np.unique(np.sort(pairs, axis=1), axis=0)
 
 
-def sight(
-    world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None, evidence: bool = True
-) -> dict:
-    """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}; `evidence=False`
-    skips counting the blockers of hidden pairs (callers that only need yes or no)."""
-    pairs = _unordered(pairs)
+def _searched(world, pairs: np.ndarray, progress: Callable[[int], None] | None) -> tuple[_Search, dict[int, str]]:
+    """The search over unordered `pairs` run to the end: proofs first, then every eye pass each way."""
     search = _Search(world, pairs, progress)
     proofs = _proofs(world, search, pairs)
     open_ids = np.array([k for k in range(len(pairs)) if k not in proofs], dtype=np.int64)
@@ -324,23 +320,25 @@ def sight(
             open_ids = search.open_pairs(open_ids)
             if len(open_ids):
                 search.look(_eye_rows(world, pairs, open_ids, forward, pattern))
+    return search, proofs
+
+
+def sight(
+    world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None, evidence: bool = True
+) -> dict:
+    """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}; `evidence=False`
+    skips counting the blockers of hidden pairs (callers that only need yes or no)."""
+    pairs = _unordered(pairs)
+    search, proofs = _searched(world, pairs, progress)
     return _results(world, search, pairs, proofs, evidence)
 
 
-def seen_pairs(world, pairs: Sequence[tuple[int, int]], passes: Sequence[Callable] = EYE_PASSES,
-               progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Whether the troopers of each pair (n, 2) see each other, without evidence: for analyses over many pairs.
-    `passes` chooses the eyes tried (all of them, `EYE_PASSES`, give the exact answer; fewer give a quicker one)."""
+def seen_pairs(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Whether the troopers of each pair (n, 2) see each other, in pair order, without evidence: `sight` for
+    analyses over many pairs."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     unique, back = np.unique(np.sort(pairs, axis=1), axis=0, return_inverse=True)
-    search = _Search(world, unique, progress)
-    proofs = _proofs(world, search, unique)
-    open_ids = np.array([k for k in range(len(unique)) if k not in proofs], dtype=np.int64)
-    for pattern in passes:
-        for forward in (True, False):
-            open_ids = search.open_pairs(open_ids)
-            if len(open_ids):
-                search.look(_eye_rows(world, unique, open_ids, forward, pattern))
+    search, _ = _searched(world, unique, progress)
     return search.done[back.reshape(-1)]
 
 
