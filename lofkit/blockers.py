@@ -257,24 +257,35 @@ def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
     return found
 
 
-def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0) -> np.ndarray:
-    """Whether, for each row, every segment from the convex hull of `eyes` (n, a, 3) to the convex hull of
-    `shapes` (n, b, 3) is obstructed: the convex part of terrain first hit on the way from the middle of one to the
-    middle of the other is crossed by every segment between their points (the lemma of `covering_blocker`), with
-    `margin` as in `_through`. One eye and a patch of a template, or a column of eyes and a prism around a volume."""
+def _first_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The convex part (index into `world.convex_parts`) first hit on each segment from `starts` to `ends` (n, 3);
+    -1 where nothing is hit, or a face of no convex part."""
     parts = world.convex_parts
-    result = np.zeros(len(eyes), dtype=bool)
-    if len(parts.piece) == 0 or len(eyes) == 0:
-        return result
-    ray = Segments.between(eyes.mean(axis=1), shapes.mean(axis=1), trim=0.0)
+    ray = Segments.between(starts, ends, trim=0.0)
     mesh, face = world.blocking_rays.first_face(ray.origins, ray.directions, ray.lengths)
-    part = np.full(len(eyes), -1, dtype=np.int64)
+    part = np.full(len(starts), -1, dtype=np.int64)
     for m in np.unique(mesh[mesh >= 0]).tolist():
         hit = np.flatnonzero(mesh == m)
         part[hit] = parts.face_part[m][face[hit]]
-    rows = np.flatnonzero(part >= 0)
-    if len(rows):
-        result[rows] = _all_through(eyes, shapes, rows, parts, part[rows], margin)
+    return part
+
+
+def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0) -> np.ndarray:
+    """Whether, for each row, every segment from the convex hull of `eyes` (n, a, 3) to the convex hull of
+    `shapes` (n, b, 3) is obstructed: a convex part of terrain is crossed by every segment between their points
+    (the lemma of `covering_blocker`), with `margin` as in `_through`. Two candidates are tried: the part first hit
+    on the way from the middle of the eyes to the middle of the shape, then the one first hit on the way back.
+    One eye and a template, or a column of eyes and a prism around a volume."""
+    result = np.zeros(len(eyes), dtype=bool)
+    if len(world.convex_parts.piece) == 0 or len(eyes) == 0:
+        return result
+    middles = eyes.mean(axis=1), shapes.mean(axis=1)
+    for start, end in (middles, middles[::-1]):
+        rows = np.flatnonzero(~result)
+        part = _first_parts(world, start[rows], end[rows])
+        rows, part = rows[part >= 0], part[part >= 0]
+        if len(rows):
+            result[rows] = _all_through(eyes, shapes, rows, world.convex_parts, part, margin)
     return result
 
 
