@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .crossing import all_cross
 from .lattice import END_TRIM
 
 PRISM_SIDES = 12
@@ -185,48 +186,19 @@ def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray)
 
 PROOF_PAIRS = 2048
 """Pairs whose candidate parts are gathered at once by `hiding_parts`."""
-PROOF_ELEMENTS = 2_000_000
-"""Segment-plane tests held at once by `_all_through`."""
-
-
-def _through(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets: np.ndarray,
-             margin: float = 0.0) -> np.ndarray:
-    """Whether every segment from a point of `starts` (n, a, 3) to a point of `ends` (n, b, 3) passes through the
-    inside of convex part n, {x: normals[n] @ x <= offsets[n]} (`normals` (n, f, 3)): `crosses_convex` on the
-    segments' own parameter, with each point's plane products computed once. With a `margin`, one plane of the part
-    must also keep all of `starts`, and one all of `ends`, farther than `margin` outside it, so that segments
-    between their convex hulls still cross the part when trimmed by `margin` at both ends."""
-    from_start = np.einsum("nak,nfk->naf", starts, normals)
-    from_end = np.einsum("nbk,nfk->nbf", ends, normals)
-    gap = (offsets[:, None, :] - from_start)[:, :, None, :]  # (n, a, 1, f): room before each plane at the start
-    rate = from_end[:, None, :, :] - from_start[:, :, None, :]  # (n, a, b, f): change along the segment
-    with np.errstate(divide="ignore", invalid="ignore"):
-        at = gap / rate
-    enter = np.maximum(np.max(np.where(rate < -1e-12, at, -np.inf), axis=3), 0.0)
-    leave = np.minimum(np.min(np.where(rate > 1e-12, at, np.inf), axis=3), 1.0)
-    outside_parallel = np.any((np.abs(rate) <= 1e-12) & (gap <= 0), axis=3)
-    lengths = np.linalg.norm(ends[:, None, :, :] - starts[:, :, None, :], axis=3)
-    crossed = (~outside_parallel & ((leave - enter) * lengths > 1e-9)).all(axis=(1, 2))
-    if margin > 0:
-        clear = offsets[:, None, :] + margin
-        crossed &= ((from_start > clear).all(axis=1).any(axis=1)) & ((from_end > clear).all(axis=1).any(axis=1))
-    return crossed
 
 
 def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray,
                  margin: float = 0.0) -> np.ndarray:
     """For each candidate c, whether every segment from a point of `starts[rows[c]]` to a point of
-    `ends[rows[c]]` passes through the inside of convex part `which[c]` (see `_through`); candidates are grouped
-    by how many planes their part has (most are boxes) and chunked to bound memory."""
+    `ends[rows[c]]` passes through the inside of convex part `which[c]` (as `crosses_convex`). With a `margin`, one
+    plane of the part must also keep all the starts, and one all the ends, farther than `margin` outside it, so that
+    segments between their convex hulls still cross the part when trimmed by `margin` at both ends."""
     result = np.zeros(len(which), dtype=bool)
-    order = np.argsort(parts.faces[which], kind="stable")
-    sizes, first = np.unique(parts.faces[which][order], return_index=True)
-    for planes, group in zip(sizes.tolist(), np.split(order, first[1:])):
-        per_chunk = max(1, PROOF_ELEMENTS // (starts.shape[1] * ends.shape[1] * planes))
-        for chunk in np.array_split(group, -(-len(group) // per_chunk)):
-            part = which[chunk]
-            result[chunk] = _through(starts[rows[chunk]], ends[rows[chunk]], parts.normals[part, :planes],
-                                     parts.offsets[part, :planes], margin)
+    if len(which):
+        all_cross(np.ascontiguousarray(starts, dtype=float), np.ascontiguousarray(ends, dtype=float),
+                  np.asarray(rows, dtype=np.int64), np.asarray(which, dtype=np.int64), parts.normals, parts.offsets,
+                  parts.faces, float(margin), result)
     return result
 
 
@@ -275,7 +247,7 @@ def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0) -> n
     `shapes` (n, b, 3) is obstructed: a convex part of terrain is crossed by every segment between their points
     (the lemma of `covering_blocker`), with `margin` as in `_through`. Two candidates are tried: the part first hit
     on the way from the middle of the eyes to the middle of the shape, then the one first hit on the way back.
-    One eye and a template, or a column of eyes and a prism around a volume."""
+    `sight` asks it of one eye and its template, or a patch of the template."""
     result = np.zeros(len(eyes), dtype=bool)
     if len(world.convex_parts.piece) == 0 or len(eyes) == 0:
         return result

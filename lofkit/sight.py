@@ -52,6 +52,8 @@ COARSE_STRIDES = (9, 3)
 """Lattice strides of the passes before the fine checks."""
 EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
 """Eyes tried in turn, each way: one eye settles most clear views; the rest are for the hard cases."""
+PATCHES = (2, 4)
+"""Patches of a template (across, up) that an eye tries to prove it cannot see before it casts segments there."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
 
@@ -203,15 +205,18 @@ class _Search:
             seeing = np.flatnonzero(~self._blind_rows(lattice, rows, axis))
             rows, axis = rows.take(seeing), axis[seeing]
         cw, ch = lattice.cells
+        known = np.zeros((len(rows.pair), cw + 1, ch + 1), dtype=bool)
+        if not exhaustive_fine:
+            self._prove_patches(lattice, rows, axis, known)
+        tested = known.copy()
         first = 1 if exhaustive_fine else COARSE_STRIDES[0]
         cols, lines = np.arange(0, cw + 1, first), np.arange(0, ch + 1, first)
-        hit = self._segments_blocked(lattice, rows, axis, np.arange(len(rows.pair)), cols, lines)
-        alive = np.flatnonzero(~hit.all(axis=(1, 2)))
-        rows, axis, hit = rows.take(alive), axis[alive], hit[alive]
-        known = np.zeros((len(rows.pair), cw + 1, ch + 1), dtype=bool)
-        tested = np.zeros_like(known)
-        known[:, cols[:, None], lines[None, :]] = hit
-        tested[:, cols[:, None], lines[None, :]] = True
+        grid = (slice(None), cols[:, None], lines[None, :])
+        known[grid] |= self._segments_blocked(lattice, rows, axis, np.arange(len(rows.pair)), cols, lines,
+                                              ~tested[grid])
+        tested[grid] = True
+        alive = np.flatnonzero(~known[grid].all(axis=(1, 2)))
+        rows, axis, known, tested = rows.take(alive), axis[alive], known[alive], tested[alive]
         candidates = _clear_blocks(known, lattice.block)
         if exhaustive_fine:
             self._record(lattice, rows, axis, candidates)
@@ -240,6 +245,22 @@ class _Search:
                                   np.array([0, ch]))
         self.progress(len(rows.pair))
         return blind(self.world, rows.eye[:, None, :], corners.reshape(-1, 4, 3), END_TRIM)
+
+    def _prove_patches(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, known: np.ndarray) -> None:
+        """Mark blocked, without a segment, the lattice points of each patch of a template (`PATCHES`) its eye
+        provably cannot see (`blind` on the eye and the patch's corners, which are lattice points)."""
+        v = self.world.troopers
+        cw, ch = lattice.cells
+        across = np.linspace(0, cw, PATCHES[0] + 1).round().astype(int)
+        up = np.linspace(0, ch, PATCHES[1] + 1).round().astype(int)
+        corners = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], across, up)
+        quarters = [(i, j) for i in range(PATCHES[0]) for j in range(PATCHES[1])]
+        quads = np.stack([corners[:, [i, i + 1, i + 1, i], [j, j, j + 1, j + 1]] for i, j in quarters], axis=1)
+        eyes = np.repeat(rows.eye, len(quarters), axis=0)[:, None, :]
+        self.progress(len(eyes))
+        hidden = blind(self.world, eyes, quads.reshape(-1, 4, 3), END_TRIM).reshape(len(rows.pair), len(quarters))
+        for k, (i, j) in enumerate(quarters):
+            known[hidden[:, k], across[i] : across[i + 1] + 1, up[j] : up[j + 1] + 1] = True
 
     def _towards(self, rows: _Rows) -> np.ndarray:
         v = self.world.troopers
