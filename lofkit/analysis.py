@@ -15,7 +15,16 @@ import shapely.affinity
 
 from .deployment import footprint
 from .errors import LofkitError
-from .exposure import Placements, SightOptions, cell_centres, place, sight_table, terrain_only, zone_points
+from .exposure import (
+    Placements,
+    SightOptions,
+    base_distances,
+    cell_centres,
+    place,
+    sight_table,
+    terrain_only,
+    zone_points,
+)
 from .units import to_inches
 from .world import World
 
@@ -46,6 +55,8 @@ class Heatmap:
     """Segments cast to settle it."""
     cell: tuple[float, float]
     """A cell's width and depth, mm (the table divided evenly, so close to the asked size)."""
+    viewer_spacing: tuple[float, float]
+    """The viewer grid's spacing along x and y, mm (the zone divided evenly)."""
 
     @property
     def cells(self) -> int:
@@ -69,7 +80,7 @@ class Heatmap:
             "grid": list(self.counts.shape),
             "cell_mm": [round(c, 4) for c in self.cell],
             "viewers": int(self.viewers.fits.sum()),
-            "viewer_spacing_mm": round(o.viewer_spacing, 4),
+            "viewer_spacing_mm": [round(c, 4) for c in self.viewer_spacing],
             "probe_silhouette": o.probe_silhouette,
             "viewer_silhouette": o.viewer_silhouette,
             "max_range_mm": None if o.max_range is None else round(o.max_range, 4),
@@ -86,12 +97,23 @@ def heatmap(world: World, side: str, options: SightOptions = SightOptions(), exe
     world = terrain_only(world)
     centres, shape = cell_centres(world.scene, options.cell_size)
     probes = place(world, centres, options.probe_silhouette)
-    viewers = place(world, zone_points(world, side, options.viewer_spacing), options.viewer_silhouette)
+    viewers, spacing = _viewers(world, side, options)
     report = None if progress is None else (lambda done, total: progress(f"cells seen from {side}", done, total))
-    table = sight_table(world.scene, viewers, probes, options, executor, report)
+    table = sight_table(world, viewers, probes, options, executor, report)
     counts = np.where(probes.fits, table.seen.sum(axis=0), -1).reshape(shape)
     cell = (world.scene.table.width / shape[1], world.scene.table.depth / shape[0])
-    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments, cell)
+    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments, cell, spacing)
+
+
+def _viewers(world: World, side: str, options: SightOptions) -> tuple[Placements, tuple[float, float]]:
+    """Viewers over `side`'s zone and the grid's spacing; a zone where none fits is bad input."""
+    points, spacing = zone_points(world, side, options.viewer_spacing)
+    viewers = place(world, points, options.viewer_silhouette)
+    if not viewers.fits.any():
+        raise LofkitError(f"{world.scene.source or 'the scene'}: no S{options.viewer_silhouette} viewer fits over "
+                          f"{side}'s deployment zone ({len(points)} spots every {options.viewer_spacing:g} mm); "
+                          f"give a smaller --viewer-spacing, or check the zone and the terrain in it")
+    return viewers, spacing
 
 
 @dataclass(frozen=True)
@@ -146,13 +168,13 @@ class Lanes:
 def lanes(world: World, sides: tuple[str, str], options: SightOptions = SightOptions(),
           executor: Executor | None = None, progress: Progress | None = None) -> Lanes:
     """Firing lanes across two deployment zones, spots on the viewer grid of each (viewer silhouette)."""
+    if sides[0] == sides[1]:
+        raise LofkitError(f"lanes run between two different zones, not '{sides[0]}' and itself")
     world = terrain_only(world)
-    a, b = (place(world, zone_points(world, side, options.viewer_spacing), options.viewer_silhouette)
-            for side in sides)
+    (a, _), (b, _) = (_viewers(world, side, options) for side in sides)
     report = None if progress is None else (lambda done, total: progress("lanes", done, total))
-    seen = sight_table(world.scene, a, b, options, executor, report).seen
-    lengths = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1) - (a.diameter + b.diameter) / 2
-    return Lanes(tuple(sides), a, b, seen, np.maximum(lengths, 0.0))
+    seen = sight_table(world, a, b, options, executor, report).seen
+    return Lanes(tuple(sides), a, b, seen, base_distances(a, b))
 
 
 def terrain_density(world: World) -> float:

@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -31,9 +32,10 @@ def _top_image(world) -> np.ndarray:
         plotter.close()
 
 
-def _pixels(world, xy: np.ndarray) -> np.ndarray:
-    xy = np.reshape(xy, (-1, 2))
-    return np.array([top_view_pixel(world, TOP_SIZE, x, y) for x, y in xy]).reshape(-1, 2)
+def _pixels(world, xy) -> np.ndarray:
+    """Table points (n, 2) to pixels of the top view (`top_view_pixel` is affine, so it takes arrays)."""
+    xy = np.reshape(np.asarray(xy, dtype=float), (-1, 2))
+    return np.column_stack(top_view_pixel(world, TOP_SIZE, xy[:, 0], xy[:, 1]))
 
 
 def _table_extent(world) -> list[float]:
@@ -41,13 +43,14 @@ def _table_extent(world) -> list[float]:
     return [left, right, bottom, top]
 
 
-def draw_heatmap(ax, world, result: Heatmap, background: np.ndarray | None = None, colorbar: bool = True) -> None:
-    """Counts as translucent colour over the top view; cells where the probe does not fit stay clear; viewers are
-    white dots."""
-    ax.imshow(_top_image(world) if background is None else background)
+def draw_heatmap(ax, world, result: Heatmap, most: int | None = None) -> None:
+    """Counts as translucent colour over the top view (the scale tops at `most`, by default this heatmap's number
+    of viewers); safe cells green, cells with no room for a base grey; viewers are white dots."""
+    ax.imshow(_top_image(world))
     counts = np.ma.masked_less(result.counts, 0)
+    most = most or max(1, int(result.viewers.fits.sum()))
     shown = ax.imshow(counts, origin="lower", extent=_table_extent(world), cmap="inferno", alpha=0.62,
-                      vmin=0, vmax=max(1, int(result.viewers.fits.sum())), interpolation="nearest")
+                      vmin=0, vmax=most, interpolation="nearest")
     for value, colour, alpha in ((0, "#2e8b57", 0.55), (-1, "#b8bcc2", 0.85)):  # safe cells; no room for a base
         ax.imshow(np.ma.masked_where(result.counts != value, np.ones_like(result.counts)), origin="lower",
                   extent=_table_extent(world), cmap=ListedColormap([colour]), alpha=alpha, interpolation="nearest")
@@ -56,17 +59,16 @@ def draw_heatmap(ax, world, result: Heatmap, background: np.ndarray | None = Non
     ax.set_title(f"seen from {result.side}'s zone: {100 * result.exposed_share:.1f}% of {result.cells} cells "
                  f"exposed (green: safe; grey: no room for a base)", fontsize=9)
     ax.set_axis_off()
-    if colorbar:
-        plt.colorbar(shown, ax=ax, fraction=0.046, pad=0.02, label=f"viewers of {result.side} that see the cell")
+    plt.colorbar(shown, ax=ax, fraction=0.046, pad=0.02, label=f"viewers of {result.side} that see the cell")
 
 
-def draw_lanes(ax, world, result: Lanes, background: np.ndarray | None = None) -> None:
+def draw_lanes(ax, world, result: Lanes) -> None:
     """Every lane as a faint line, the longest ones bold, over the top view."""
-    ax.imshow(_top_image(world) if background is None else background)
+    ax.imshow(_top_image(world))
     rows, cols = np.nonzero(result.seen)
     if len(rows):
         a, b = _pixels(world, result.first.centres[rows]), _pixels(world, result.second.centres[cols])
-        ax.plot(np.stack([a[:, 0], b[:, 0]]), np.stack([a[:, 1], b[:, 1]]), color="#d62728", alpha=0.06, lw=0.6)
+        ax.add_collection(LineCollection(np.stack([a, b], axis=1), colors="#d62728", alpha=0.06, linewidths=0.6))
     for i, j, _ in result.longest():
         a, b = _pixels(world, [result.first.centres[i], result.second.centres[j]])
         ax.plot([a[0], b[0]], [a[1], b[1]], color="#d62728", lw=1.8)
@@ -99,13 +101,17 @@ def lanes_picture(world, result: Lanes, path) -> str:
     return _save(fig, path)
 
 
-def comparison_picture(layouts: list[tuple[str, object, Heatmap]], path, columns: int) -> str:
-    """Heatmaps of several layouts side by side: (name, world, heatmap) each, `columns` layouts per row (one row per
-    zone)."""
+def comparison_picture(layouts: list[tuple[str, object, Heatmap | None]], path, columns: int) -> str:
+    """Heatmaps of several layouts side by side on one colour scale: (name, world, heatmap or None) each, `columns`
+    layouts per row, one row per zone; a layout without that zone leaves its place blank."""
     rows = -(-len(layouts) // columns)
+    most = max((int(h.viewers.fits.sum()) for _, _, h in layouts if h is not None), default=1)
     fig, axes = plt.subplots(rows, columns, figsize=(6.5 * columns, 6.2 * rows), squeeze=False)
     for ax, (name, world, result) in zip(axes.ravel(), layouts):
-        draw_heatmap(ax, world, result)
+        if result is None:
+            ax.set_axis_off()
+            continue
+        draw_heatmap(ax, world, result, most)
         ax.set_title(f"{name}\n{ax.get_title()}", fontsize=9)
     for ax in axes.ravel()[len(layouts):]:
         ax.set_axis_off()

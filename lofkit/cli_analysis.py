@@ -41,8 +41,10 @@ def sight_options(function):
         click.option("--viewer-spacing", default="2in", show_default=True,
                      help="Spacing of the viewer grid over the zone (bare number: inches)."),
         click.option("--max-range", default=None, help="Ignore sight longer than this, base to base (e.g. 24in)."),
-        click.option("--quick", is_flag=True, help="Key eye points only: faster, may differ on a few cells."),
-        click.option("--executor", default="processes", show_default=True, help=EXECUTOR_HELP.capitalize() + "."),
+        click.option("--quick", is_flag=True, help="A glimpse (5 eyes to 8 points of the other's template each way, "
+                     "one clear segment is sight) instead of the 3 x 3 mm search: seconds, not minutes; a few "
+                     "cells differ."),
+        click.option("--executor", default="processes", show_default=True, help=EXECUTOR_HELP + "."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -98,11 +100,15 @@ def heatmap(scene, zone, output, counts_path, executor, as_json, **named) -> Non
     """How many viewers in ZONE's deployment zone see a probe on each cell of SCENE: a heatmap over the top view."""
     from .analysis_plots import heatmap_picture
 
+    _picture_path(output)
+    counts = Path(counts_path or Path(output).with_suffix(".npy"))
+    if counts.suffix.lower() != ".npy":
+        raise LofkitError(f"--counts {counts}: give a file name ending in .npy (the CSV is written beside it)")
     world = load_world(scene, quiet=as_json)
     options = _options(**named)
     with open_executor(executor) as pool, _progress() as progress:
         result = analysis.heatmap(world, zone, options, pool, progress)
-    npy, csv_path = _write_counts(result, Path(counts_path or Path(output).with_suffix(".npy")))
+    npy, csv_path = _write_counts(result, counts)
     heatmap_picture(world, result, output)
     document = {"scene": scene, **result.to_dict(), "counts_file": npy, "csv_file": csv_path, "picture": output}
     if as_json:
@@ -122,6 +128,7 @@ def heatmap(scene, zone, output, counts_path, executor, as_json, **named) -> Non
 @json_option
 def lanes(scene, zones, output, executor, as_json, **named) -> None:
     """Firing lanes between two deployment zones: spots of one with sight of spots of the other."""
+    _picture_path(output)
     world = load_world(scene, quiet=as_json)
     sides = _two_sides(world, zones)
     with open_executor(executor) as pool, _progress() as progress:
@@ -140,6 +147,12 @@ def lanes(scene, zones, output, executor, as_json, **named) -> None:
         out.print(f"  {100 * share:.1f}% of {side}'s spots are seen from the other zone", highlight=False)
     if output:
         out.print(f"  wrote {output}", highlight=False)
+
+
+def _picture_path(output: str | None) -> None:
+    """Pictures are PNG files: say so before any work is done."""
+    if output is not None and Path(output).suffix.lower() != ".png":
+        raise LofkitError(f"-o {output}: pictures are written as PNG; give a file name ending in .png")
 
 
 def _two_sides(world, zones: str | None) -> tuple[str, str]:
@@ -253,11 +266,12 @@ def compare(first, second, output, executor, as_json, **named) -> None:
     """Two layouts side by side: their scorecards and their heatmaps for each zone."""
     from .analysis_plots import comparison_picture
 
+    _picture_path(output)
     found = _scorecards((first, second), _options(**named), executor, as_json)
-    sides = [h.side for h in found[0][2].heatmaps]
+    sides = list(dict.fromkeys(h.side for _, _, card in found for h in card.heatmaps))
     layouts = [(Path(scene).name, world, next((h for h in card.heatmaps if h.side == side), None))
                for side in sides for scene, world, card in found]
-    comparison_picture([layout for layout in layouts if layout[2] is not None], output, columns=len(found))
+    comparison_picture(layouts, output, columns=len(found))
     document = {"layouts": [card.to_dict() for _, _, card in found], "picture": output}
     if as_json:
         emit_json(document)

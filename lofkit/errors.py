@@ -30,10 +30,17 @@ class SceneError(LofkitError):
         lines = [f"{self.source}: {p.where}: {p.message}" for p in self.problems]
         super().__init__("\n".join(lines))
 
+    def __reduce__(self):  # errors cross process boundaries (executors): rebuild from the same arguments
+        return type(self), (self.source, self.problems)
+
 
 class UnknownTrooperError(LofkitError):
     """A trooper id that the scene does not have."""
 
     def __init__(self, trooper_id: str, known: list[str]):
+        self.trooper_id, self.known = trooper_id, list(known)
         shown = ", ".join(known[:20]) + (" ..." if len(known) > 20 else "")
         super().__init__(f"no trooper with id '{trooper_id}' in the scene; known ids: {shown}")
+
+    def __reduce__(self):
+        return type(self), (self.trooper_id, self.known)

@@ -16,19 +16,52 @@ from contextlib import contextmanager
 
 from .errors import LofkitError
 
-EXECUTOR_HELP = "where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
+EXECUTOR_HELP = "Where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
+DASK_WAIT = 10
+"""Seconds to wait for a Dask scheduler to answer, and for it to have a worker."""
+
+
+@contextmanager
+def _dask(spec: str) -> Iterator[Executor]:
+    """The executor of the Dask cluster at dask://HOST:PORT (the scheduler's own tcp:// form is accepted too)."""
+    address = spec.removeprefix("dask://").removeprefix("tcp://")
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise LofkitError(f"--executor {spec}: give the scheduler's address as dask://HOST:PORT, e.g. "
+                          f"dask://10.0.0.5:8786")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise LofkitError("--executor dask://... needs Dask: pip install 'lofkit[cluster]'") from None
+    try:
+        client = Client(f"tcp://{address}", timeout=f"{DASK_WAIT}s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise LofkitError(f"--executor {spec}: cannot reach the Dask scheduler at {address} ({exc})") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=DASK_WAIT)
+        except TimeoutError:
+            raise LofkitError(f"--executor {spec}: the Dask scheduler at {address} has no worker after "
+                              f"{DASK_WAIT} s; start one with `dask worker tcp://{address}`") from None
+        yield client.get_executor()
+    finally:
+        client.close()
 
 
 class SerialExecutor(Executor):
-    """Runs each task when it is submitted, in this process."""
+    """Runs each task when it is submitted, in this process; `map` runs one task per result asked for, so progress
+    shows and Ctrl-C stops at once."""
 
     def submit(self, fn, /, *args, **kwargs) -> Future:
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # handed to the caller through the future, as any executor does
+        except Exception as exc:  # handed to the caller through the future, as any executor does
             future.set_exception(exc)
         return future
+
+    def map(self, fn, *iterables, timeout=None, chunksize=1):
+        return map(fn, *iterables)
 
 
 @contextmanager
@@ -46,20 +79,7 @@ def open_executor(spec: str | None = None) -> Iterator[Executor]:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             yield pool
     elif spec.startswith("dask://"):
-        address = spec.removeprefix("dask://")
-        if not address:
-            raise LofkitError("--executor dask://HOST:PORT: give the scheduler's address, e.g. dask://10.0.0.5:8786")
-        try:
-            from distributed import Client
-        except ImportError:
-            raise LofkitError("--executor dask://... needs Dask: pip install 'lofkit[cluster]'") from None
-        try:
-            client = Client(f"tcp://{address}", timeout="10s")
-        except (OSError, TimeoutError) as exc:
-            raise LofkitError(f"--executor {spec}: cannot reach the Dask scheduler at {address} ({exc})") from None
-        try:
-            yield client.get_executor()
-        finally:
-            client.close()
+        with _dask(spec) as executor:
+            yield executor
     else:
-        raise LofkitError(f"--executor {spec}: unknown executor; use {EXECUTOR_HELP}")
+        raise LofkitError(f"--executor {spec}: unknown executor; use processes[:N], serial or dask://HOST:PORT")

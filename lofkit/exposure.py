@@ -10,6 +10,7 @@ the probe and viewers never block each other. Options are named for what they me
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from .world import World
 
 VIEWERS_PER_BATCH = 8
 """Viewers whose sight of every cell is one unit of work for an executor."""
+MAX_SPOTS = 1_000_000
+"""Most cells, or viewer spots over a zone, an analysis lays out (a typo like `--cell-size 0.01mm` stops here)."""
 
 
 @dataclass(frozen=True)
@@ -73,20 +76,29 @@ def terrain_only(world: World) -> World:
     return world.with_troopers(cylinders(np.zeros((0, 2)), 0.0, 1.0, 1.0))
 
 
+def _grid_size(count: int, what: str, option: str, source) -> None:
+    if count > MAX_SPOTS:
+        raise LofkitError(f"{source or 'the scene'}: {count:,} {what} is more than {MAX_SPOTS:,}; give a larger "
+                          f"{option}")
+
+
 def cell_centres(scene: Scene, cell: float) -> tuple[np.ndarray, tuple[int, int]]:
     """Centres (ny * nx, 2) of the table's cells, row by row from y = 0, and the grid's shape (ny, nx)."""
     nx, ny = int(np.floor(scene.table.width / cell + 1e-9)), int(np.floor(scene.table.depth / cell + 1e-9))
     if nx == 0 or ny == 0:
-        raise LofkitError(f"cell size {cell:g} mm is larger than the table")
+        raise LofkitError(f"{scene.source or 'the scene'}: a cell of {cell:g} mm is larger than the table; give a "
+                          f"smaller --cell-size")
+    _grid_size(nx * ny, "cells", "--cell-size", scene.source)
     x = (np.arange(nx) + 0.5) * scene.table.width / nx
     y = (np.arange(ny) + 0.5) * scene.table.depth / ny
     gx, gy = np.meshgrid(x, y)
     return np.stack([gx.ravel(), gy.ravel()], axis=1), (ny, nx)
 
 
-def zone_points(world: World, side: str, spacing: float) -> np.ndarray:
-    """Viewer spots over `side`'s deployment zone: centres of a `spacing` grid laid over the zone's bounding box
-    (so a zone's grid is symmetric within it), kept where they fall inside the zone."""
+def zone_points(world: World, side: str, spacing: float) -> tuple[np.ndarray, tuple[float, float]]:
+    """Viewer spots over `side`'s deployment zone: centres of a grid close to `spacing` laid evenly over the zone's
+    bounding box (so a zone's grid is symmetric within it), kept where they fall inside the zone; and the grid's
+    spacing (x, y) as laid."""
     zone = side_zone(world, side)
     if zone is None:
         sides = sorted({z.side for z in world.scene.deployment_zones})
@@ -94,9 +106,10 @@ def zone_points(world: World, side: str, spacing: float) -> np.ndarray:
         raise LofkitError(f"{world.scene.source or 'the scene'}: no deployment zone for side '{side}' (zones: {known})")
     x0, y0, x1, y1 = zone.bounds
     nx, ny = max(1, int(round((x1 - x0) / spacing))), max(1, int(round((y1 - y0) / spacing)))
+    _grid_size(nx * ny, f"viewer spots over {side}'s zone", "--viewer-spacing", world.scene.source)
     gx, gy = np.meshgrid(x0 + (np.arange(nx) + 0.5) * (x1 - x0) / nx, y0 + (np.arange(ny) + 0.5) * (y1 - y0) / ny)
     points = np.stack([gx.ravel(), gy.ravel()], axis=1)
-    return points[shapely.contains_xy(zone, points[:, 0], points[:, 1])]
+    return points[shapely.contains_xy(zone, points[:, 0], points[:, 1])], ((x1 - x0) / nx, (y1 - y0) / ny)
 
 
 def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
@@ -124,16 +137,30 @@ class SightJob:
     options: SightOptions
 
 
-_WORLDS: dict[int, World] = {}
+_WORLDS: dict[str, World] = {}
+_WORLDS_LOCK = threading.Lock()
+
+
+def _key(scene: Scene) -> str:
+    return f"{scene.source}\n{scene.model_dump_json()}"
+
+
+def _remember(world: World) -> World:
+    """Keep a terrain-only World for the jobs of this process, its convex parts built once (copies made by
+    `with_troopers` share what was built before they were made)."""
+    world.convex_parts  # noqa: B018 - built now, so every copy shares it
+    with _WORLDS_LOCK:
+        _WORLDS.clear()
+        _WORLDS[_key(world.scene)] = world
+    return world
 
 
 def _terrain_world(scene: Scene) -> World:
-    """The terrain-only World of `scene`, built once per process (workers receive the scene, not the World)."""
-    key = hash(scene.model_dump_json()) ^ hash(str(scene.source))
-    if key not in _WORLDS:
-        _WORLDS.clear()
-        _WORLDS[key] = terrain_only(World.from_scene(scene))
-    return _WORLDS[key]
+    """The terrain-only World of `scene`: the caller's own in its process; built once in a worker process (workers
+    receive the Scene, not the World)."""
+    with _WORLDS_LOCK:
+        world = _WORLDS.get(_key(scene))
+    return world if world is not None else _remember(terrain_only(World.from_scene(scene)))
 
 
 @dataclass(frozen=True)
@@ -149,10 +176,9 @@ def run_sight_job(job: SightJob) -> SightTable:
     decides the range (RULES.md: distances run base to base)."""
     world = _terrain_world(job.scene)
     v, t = job.viewers, job.targets
-    gap = np.linalg.norm(v.centres[:, None] - t.centres[None], axis=-1) - (v.diameter + t.diameter) / 2
     wanted = v.fits[:, None] & t.fits[None, :]
     if job.options.max_range is not None:
-        wanted &= gap <= job.options.max_range
+        wanted &= base_distances(v, t) <= job.options.max_range
     rows, cols = np.nonzero(wanted)
     result = np.zeros(wanted.shape, dtype=bool)
     if len(rows) == 0:
@@ -168,10 +194,11 @@ def run_sight_job(job: SightJob) -> SightTable:
     return SightTable(result, segments[0])
 
 
-def sight_table(scene: Scene, viewers: Placements, targets: Placements, options: SightOptions,
+def sight_table(world: World, viewers: Placements, targets: Placements, options: SightOptions,
                 executor: Executor | None = None, progress: Callable[[int, int], None] | None = None) -> SightTable:
-    """Sight from every viewer to every target, in batches of `VIEWERS_PER_BATCH` viewers run by `executor` (in
-    this process when None); `progress(done, total)` counts viewers."""
+    """Sight from every viewer to every target on `world`'s terrain, in batches of `VIEWERS_PER_BATCH` viewers
+    run by `executor` (in this process, on this World, when None); `progress(done, total)` counts viewers."""
+    scene = _remember(terrain_only(world)).scene
     batches = [np.arange(len(viewers.z))[k : k + VIEWERS_PER_BATCH]
                for k in range(0, len(viewers.z), VIEWERS_PER_BATCH)]
     jobs = [SightJob(scene, _take(viewers, rows), targets, options) for rows in batches]
@@ -187,6 +214,12 @@ def sight_table(scene: Scene, viewers: Placements, targets: Placements, options:
         if progress:
             progress(done, len(viewers.z))
     return SightTable(seen, segments)
+
+
+def base_distances(a: Placements, b: Placements) -> np.ndarray:
+    """(a, b) distances between bases, as `measure.base_distance` (RULES.md, Distances: with elevation)."""
+    d_xy = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1)
+    return np.hypot(np.maximum(0.0, d_xy - (a.diameter + b.diameter) / 2), a.z[:, None] - b.z[None, :])
 
 
 def _take(p: Placements, rows: np.ndarray) -> Placements:

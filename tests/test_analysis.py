@@ -286,10 +286,12 @@ def test_grid_of_cells_and_of_viewers():
     assert shape == (8, 6) and np.allclose(centres[:7], [[25, 25], [75, 25], [125, 25], [175, 25], [225, 25],
                                                          [275, 25], [25, 75]])
     # red's strip y in [350, 400] with spacing 25: 12 x 2 points, centred in the zone
-    points = zone_points(world, "red", 25)
-    assert len(points) == 24 and np.allclose(sorted(set(points[:, 1])), [362.5, 387.5])
+    points, spacing = zone_points(world, "red", 25)
+    assert len(points) == 24 and np.allclose(sorted(set(points[:, 1])), [362.5, 387.5]) and spacing == (25, 25)
     with pytest.raises(LofkitError, match="no deployment zone for side 'green'"):
         zone_points(world, "green", 25)
+    with pytest.raises(LofkitError, match="more than 1,000,000; give a larger --cell-size"):
+        cell_centres(world.scene, 0.1)
 
 
 # --- 8. firing lanes -------------------------------------------------------------------------------------------------
@@ -483,8 +485,16 @@ def test_cli_lanes_json(tmp_path, run_cli):
         (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--cell-size", "400mm"),
          "larger than the table"),
         (("lanes", "{scene}", "--zones", "blue"), "two deployment zones"),
+        (("lanes", "{scene}", "--zones", "blue,blue"), "two different zones"),
+        (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.txt"), "ending in .png"),
+        (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--counts", "{out}/c.csv"), "ending in .npy"),
+        (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--executor", "dask://127.0.0.1:port"),
+         "dask://HOST:PORT"),
+        (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--viewer-spacing", "0.001mm"),
+         "give a larger --viewer-spacing"),
     ],
-    ids=["unknown-zone", "no-zones", "cell-size-abc", "silhouette-9", "executor-bogus", "cell-too-big", "one-zone"],
+    ids=["unknown-zone", "no-zones", "cell-size-abc", "silhouette-9", "executor-bogus", "cell-too-big", "one-zone",
+         "same-zone", "not-png", "counts-not-npy", "dask-no-port", "viewers-too-many"],
 )
 def test_cli_bad_input_exits_2_with_a_message(args, message, tmp_path, run_cli):
     scene = write_scene(tmp_path, table(), "zoned.yaml")
@@ -536,3 +546,46 @@ def test_heatmap_reports_the_cell_size_it_used():
     """The table is divided evenly: 300 mm with 70 mm asked gives 4 cells of 75 mm (by hand: floor(300 / 70) = 4)."""
     result = heatmap(world_of(table()), "red", SightOptions(cell_size=70, viewer_spacing=50, quick=True))
     assert result.counts.shape == (4, 4) and result.to_dict()["cell_mm"] == [75.0, 75.0]
+
+
+def test_a_zone_where_no_viewer_fits_is_bad_input():
+    """A zone 10 mm wide along the table's edge leaves no room for a 25 mm base: that is said, not a 0% heatmap."""
+    data = table()
+    data["deployment_zones"].append({"side": "green", "polygon": [[0, 0], [10, 0], [10, 300], [0, 300]]})
+    with pytest.raises(LofkitError, match="no S2 viewer fits over green's deployment zone"):
+        heatmap(world_of(data), "green", OPTIONS)
+
+
+def test_max_range_and_lane_lengths_count_the_height_between_bases():
+    """RULES.md (Distances): a probe on a 150 mm tower whose base is 125 mm from the viewer's, horizontally, is
+    sqrt(125^2 + 150^2) = 195.3 mm away, so a 130 mm range leaves it out (by hand, viewer at x = 25, probe at 175)."""
+    data = table([box("tower", (175, 175), (50, 50, 150))])
+    world = world_of(data)
+    near = heatmap(world, "blue", SightOptions(cell_size=50, viewer_spacing=50, max_range=130, quick=True))
+    far = heatmap(world, "blue", SightOptions(cell_size=50, viewer_spacing=50, max_range=200, quick=True))
+    roof = (3, 3)  # the cell centred (175, 175), on the tower
+    assert near.z.reshape(near.counts.shape)[roof] == 150
+    assert near.counts[roof] == 0 < far.counts[roof]
+    both = lanes(world_of(table()), ("blue", "red"), OPTIONS)
+    assert np.isclose(both.lengths.max(), math.hypot(250, 250) - 25)
+
+
+def test_an_error_in_a_worker_process_reaches_the_user_as_bad_input(tmp_path):
+    """A worker builds the World from the scene again: if a mesh file went missing meanwhile, the SceneError it
+    raises crosses the process boundary intact (exit 2 in the CLI, not an internal error)."""
+    import trimesh
+
+    trimesh.creation.box((40, 40, 60)).export(tmp_path / "crate.stl")
+    data = table([{"id": "crate", "mesh": "crate.stl", "position": [150, 150, 0]}])
+    world = World.from_scene(scene_from_data(data, source=tmp_path / "scene.yaml"))
+    (tmp_path / "crate.stl").unlink()
+    with open_executor("processes:1") as pool, pytest.raises(LofkitError, match="crate.stl"):
+        heatmap(world, "red", OPTIONS, pool)
+
+
+def test_cli_compare_layouts_with_different_zones(tmp_path, run_cli):
+    first = write_scene(tmp_path, table(), "a.yaml")
+    second = write_scene(tmp_path, table(zones=("red",)), "b.yaml")
+    result = run_cli("compare", first, second, "-o", tmp_path / "both.png", *CLI_OPTIONS, "--quick")
+    assert result.exit_code == 0, result.stderr
+    assert _png(tmp_path / "both.png")
