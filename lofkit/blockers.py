@@ -242,22 +242,27 @@ def _first_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return part
 
 
-def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0) -> np.ndarray:
+def candidate_parts(world, eyes: np.ndarray, shapes: np.ndarray) -> np.ndarray:
+    """Convex parts likely to hide `shapes` (n, b, 3) from `eyes` (n, a, 3): the part first hit on the way from
+    the middle of the eyes to the middle of the shape, and the one first hit on the way back; (n, 2), -1 for none."""
+    middles = eyes.mean(axis=1), shapes.mean(axis=1)
+    return np.stack([_first_parts(world, *middles), _first_parts(world, *middles[::-1])], axis=1)
+
+
+def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0,
+          candidates: np.ndarray | None = None) -> np.ndarray:
     """Whether, for each row, every segment from the convex hull of `eyes` (n, a, 3) to the convex hull of
-    `shapes` (n, b, 3) is obstructed: a convex part of terrain is crossed by every segment between their points
-    (the lemma of `covering_blocker`), with `margin` as in `_through`. Two candidates are tried: the part first hit
-    on the way from the middle of the eyes to the middle of the shape, then the one first hit on the way back.
-    `sight` asks it of one eye and its template, or a patch of the template."""
+    `shapes` (n, b, 3) is obstructed: one of the row's `candidates` (n, k) (by default `candidate_parts`) is a
+    convex part of terrain crossed by every segment between their points (the lemma of `covering_blocker`), with
+    `margin` as in `_all_through`. `sight` asks it of one eye and its template, or a patch of the template."""
     result = np.zeros(len(eyes), dtype=bool)
     if len(world.convex_parts.piece) == 0 or len(eyes) == 0:
         return result
-    middles = eyes.mean(axis=1), shapes.mean(axis=1)
-    for start, end in (middles, middles[::-1]):
-        rows = np.flatnonzero(~result)
-        part = _first_parts(world, start[rows], end[rows])
-        rows, part = rows[part >= 0], part[part >= 0]
+    candidates = candidate_parts(world, eyes, shapes) if candidates is None else candidates
+    for part in candidates.T:
+        rows = np.flatnonzero(~result & (part >= 0))
         if len(rows):
-            result[rows] = _all_through(eyes, shapes, rows, world.convex_parts, part, margin)
+            result[rows] = _all_through(eyes, shapes, rows, world.convex_parts, part[rows], margin)
     return result
 
 

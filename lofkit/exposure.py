@@ -146,9 +146,7 @@ def _key(scene: Scene) -> str:
 
 
 def _remember(world: World) -> World:
-    """Keep a terrain-only World for the jobs of this process, its convex parts built once (copies made by
-    `with_troopers` share what was built before they were made)."""
-    world.convex_parts  # noqa: B018 - built now, so every copy shares it
+    """Keep a terrain-only World for the jobs of this process."""
     with _WORLDS_LOCK:
         _WORLDS.clear()
         _WORLDS[_key(world.scene)] = world
@@ -175,6 +173,8 @@ def run_sight_job(job: SightJob) -> SightTable:
     """Sight (viewers, targets); pairs out of range or where a base does not fit are False. Base-to-base distance
     decides the range (RULES.md: distances run base to base)."""
     world = _terrain_world(job.scene)
+    if not job.options.quick:
+        world.convex_parts  # noqa: B018 - built once here, so that the copies below share it
     v, t = job.viewers, job.targets
     wanted = v.fits[:, None] & t.fits[None, :]
     if job.options.max_range is not None:

@@ -26,6 +26,7 @@ import numpy as np
 from .blockers import (
     Segments,
     blind,
+    candidate_parts,
     blocked,
     blocker_counts,
     blocking_troopers,
@@ -109,14 +110,28 @@ class _Rows:
         return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep])
 
 
+def _patches(lattice: Lattice) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """The template's `PATCHES`: lattice indices of their edges across and up, and their (across, up) numbers."""
+    cw, ch = lattice.cells
+    across = np.linspace(0, cw, PATCHES[0] + 1).round().astype(int)
+    up = np.linspace(0, ch, PATCHES[1] + 1).round().astype(int)
+    return across, up, [(i, j) for i in range(PATCHES[0]) for j in range(PATCHES[1])]
+
+
+def _towards(volumes, shooters, targets) -> np.ndarray:
+    """Unit vectors, seen from above, from each shooter's base centre to its target's (+x for a target straight
+    above or below); one (2,) or (n, 2)."""
+    towards = volumes.centre[targets] - volumes.centre[shooters]
+    norm = np.linalg.norm(towards, axis=-1, keepdims=True)
+    return np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+
+
 def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable) -> _Rows:
     """Eyes from `pattern(radius, height)` in the shooter of each pair, ranked so that row order is eye order."""
     v = world.troopers
     shooters = pairs[pair_ids, 0] if forward else pairs[pair_ids, 1]
     targets = pairs[pair_ids, 1] if forward else pairs[pair_ids, 0]
-    towards = v.centre[targets] - v.centre[shooters]
-    norm = np.linalg.norm(towards, axis=1, keepdims=True)
-    towards = np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+    towards = _towards(v, shooters, targets)
     owners, ranks, eyes = [], [], []
     sizes = np.stack([v.radius[shooters], v.height[shooters]], axis=1)
     for radius, height in np.unique(sizes, axis=0).tolist():
@@ -195,19 +210,23 @@ class _Search:
     def _look_at(self, lattice: Lattice, rows: _Rows, exhaustive_fine: bool) -> None:
         """Passes at lattice strides 9 and 3, then fine checks of candidate blocks until each pair has a witness.
 
-        Eyes that provably see none of their template (`_blind_rows`) are dropped first. A block spans at least 9
+        Eyes that provably see none of their template are dropped first, and the lattice points of the patches an
+        eye provably cannot see are marked blocked without a segment (`_prove`). A block spans at least 9
         cells, so it holds a lattice point of every 9th column and row, and 3 x 3 points of every 3rd: one blocked
         point rules the block out. The stride-9 pass drops every eye with no clear point at all before any per-eye
         lattice arrays are made. The brute force (`exhaustive_fine`) proves nothing and casts every point."""
         v = self.world.troopers
-        axis = template_axis(rows.eye, v.centre[rows.target], self._towards(rows))
-        if not exhaustive_fine:
-            seeing = np.flatnonzero(~self._blind_rows(lattice, rows, axis))
-            rows, axis = rows.take(seeing), axis[seeing]
+        axis = template_axis(rows.eye, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
         cw, ch = lattice.cells
+        if not exhaustive_fine:
+            hidden, proved = self._prove(lattice, rows, axis)
+            seeing = np.flatnonzero(~hidden)
+            rows, axis, proved = rows.take(seeing), axis[seeing], proved[seeing]
         known = np.zeros((len(rows.pair), cw + 1, ch + 1), dtype=bool)
         if not exhaustive_fine:
-            self._prove_patches(lattice, rows, axis, known)
+            across, up, patches = _patches(lattice)
+            for k, (i, j) in enumerate(patches):
+                known[proved[:, k], across[i] : across[i + 1] + 1, up[j] : up[j + 1] + 1] = True
         tested = known.copy()
         first = 1 if exhaustive_fine else COARSE_STRIDES[0]
         cols, lines = np.arange(0, cw + 1, first), np.arange(0, ch + 1, first)
@@ -236,37 +255,24 @@ class _Search:
                 self._witness(lattice, rows, axis, pick[k], c0[k], r0[k])
             candidates[pick] = _clear_blocks(known[pick], lattice.block)
 
-    def _blind_rows(self, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> np.ndarray:
-        """Which rows' eyes provably see none of their template (`blind` on the eye and the template's corners,
-        with the segments' end trim): they need no segment cast."""
+    def _prove(self, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What each row's eye provably cannot see, without a segment cast (`blind`, with the segments' end trim):
+        its whole template (n,), else each of the template's patches (n, patches; see `_patches`); both are tried
+        with the parts first hit between the eye and the template's middle. Patch corners are lattice points."""
         v = self.world.troopers
-        cw, ch = lattice.cells
-        corners = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], np.array([0, cw]),
-                                  np.array([0, ch]))
-        self.progress(len(rows.pair))
-        return blind(self.world, rows.eye[:, None, :], corners.reshape(-1, 4, 3), END_TRIM)
-
-    def _prove_patches(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, known: np.ndarray) -> None:
-        """Mark blocked, without a segment, the lattice points of each patch of a template (`PATCHES`) its eye
-        provably cannot see (`blind` on the eye and the patch's corners, which are lattice points)."""
-        v = self.world.troopers
-        cw, ch = lattice.cells
-        across = np.linspace(0, cw, PATCHES[0] + 1).round().astype(int)
-        up = np.linspace(0, ch, PATCHES[1] + 1).round().astype(int)
+        across, up, patches = _patches(lattice)
         corners = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], across, up)
-        quarters = [(i, j) for i in range(PATCHES[0]) for j in range(PATCHES[1])]
-        quads = np.stack([corners[:, [i, i + 1, i + 1, i], [j, j, j + 1, j + 1]] for i, j in quarters], axis=1)
-        eyes = np.repeat(rows.eye, len(quarters), axis=0)[:, None, :]
-        self.progress(len(eyes))
-        hidden = blind(self.world, eyes, quads.reshape(-1, 4, 3), END_TRIM).reshape(len(rows.pair), len(quarters))
-        for k, (i, j) in enumerate(quarters):
-            known[hidden[:, k], across[i] : across[i + 1] + 1, up[j] : up[j + 1] + 1] = True
-
-    def _towards(self, rows: _Rows) -> np.ndarray:
-        v = self.world.troopers
-        towards = v.centre[rows.target] - v.centre[rows.shooter]
-        norm = np.linalg.norm(towards, axis=1, keepdims=True)
-        return np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+        whole = corners[:, [0, -1, -1, 0], [0, 0, -1, -1]]
+        eyes = rows.eye[:, None, :]
+        self.progress(2 * len(eyes))
+        candidates = candidate_parts(self.world, eyes, whole)
+        hidden = blind(self.world, eyes, whole, END_TRIM, candidates)
+        seeing = np.flatnonzero(~hidden)
+        quads = np.stack([corners[seeing][:, [i, i + 1, i + 1, i], [j, j, j + 1, j + 1]] for i, j in patches], axis=1)
+        proved = np.ones((len(eyes), len(patches)), dtype=bool)
+        proved[seeing] = blind(self.world, np.repeat(eyes[seeing], len(patches), axis=0), quads.reshape(-1, 4, 3),
+                               END_TRIM, np.repeat(candidates[seeing], len(patches), axis=0)).reshape(-1, len(patches))
+        return hidden, proved
 
     def _segments_blocked(self, lattice, rows, axis, which, cols, lines, todo=None) -> np.ndarray:
         """Whether the segments from the eyes of rows `which` to their lattice points cols x lines are blocked
@@ -385,9 +391,7 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], N
             if len(rows) == 0:
                 return seen
             shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
-            towards = v.centre[target] - v.centre[shooter]
-            norm = np.linalg.norm(towards, axis=1, keepdims=True)
-            towards = np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+            towards = _towards(v, shooter, target)
             local = np.column_stack([v.radius[shooter], v.radius[shooter], v.height[shooter]]) * key_eyes(1.0, 1.0)[eye]
             left = np.stack([-towards[:, 1], towards[:, 0]], axis=1)
             eyes = np.column_stack([v.centre[shooter] + local[:, :1] * towards + local[:, 1:2] * left,
@@ -452,9 +456,7 @@ def evidence_segments(world, shooter: int, target: int) -> tuple[Segments, np.nd
     """Segments from the shooter's key eyes to the target's coarse lattice (stride 3), with the troopers that may
     block each (n, k): the sample that evidence and pictures are drawn from."""
     v = world.troopers
-    towards = v.centre[target] - v.centre[shooter]
-    norm = np.linalg.norm(towards)
-    towards = towards / norm if norm > 1e-9 else np.array([1.0, 0.0])
+    towards = _towards(v, shooter, target)
     eyes = to_world(key_eyes(float(v.radius[shooter]), float(v.height[shooter])), v.centre[shooter],
                     v.z[shooter], towards)
     lattice = Lattice(2 * float(v.radius[target]), float(v.height[target]))
