@@ -188,10 +188,9 @@ def run_sight_job(job: SightJob) -> SightTable:
                         np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
     volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
     pairs = np.stack([rows, len(v.z) + cols], axis=1)
-    segments = [0]
-    count = lambda n: segments.__setitem__(0, segments[0] + n)  # noqa: E731
-    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs, count)
-    return SightTable(result, segments[0])
+    cast: list[int] = []  # segments cast, batch by batch
+    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs, cast.append)
+    return SightTable(result, sum(cast))
 
 
 def sight_table(world: World, viewers: Placements, targets: Placements, options: SightOptions,

@@ -381,7 +381,8 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], N
     """A quick estimate of sight for many pairs (the designer's `--quick`): segments from 5 key eyes of each
     volume to 8 points of the other's template, both ways; seen when one segment is clear. It takes one clear
     segment for a 3 x 3 mm patch and looks at 8 points instead of every patch, so it can differ from
-    `seen_pairs` where a view is partly blocked; `benchmarks/bench_heatmap.py` measures how often."""
+    `seen_pairs` where a view is partly blocked; `benchmarks/bench_heatmap.py` measures how often. Only terrain
+    blocks a glimpse (the analyses that use it have no troopers in the way)."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     v = world.troopers
     seen = np.zeros(len(pairs), dtype=bool)
