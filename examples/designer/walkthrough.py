@@ -5,9 +5,9 @@ Run: python examples/designer/walkthrough.py [--quick] [--executor processes|ser
 Writes out/designer/: heatmap-blue.png, heatmap-red.png (with counts-<zone>.npy), lanes.png and scorecard.json.
 
 Cells are 2" and viewers stand every 4" over each zone (the CLI's defaults, 1" and 2", cost 16 times as much).
-Measured on the 2-core development machine, shared with other jobs, with the default process pool: the exact
-search takes about 2.5 minutes (145 s); `--quick` (a glimpse from a few key eyes) takes seconds, and may differ from
-the exact answer where a view is partly blocked. The scorecard and heatmaps alone, from the shell:
+Measured on the 2-core development machine with the default process pool: the exact search takes about 35 s;
+`--quick` (a glimpse from a few key eyes) takes seconds, and may differ from the exact answer where a view is
+partly blocked. The scorecard and heatmaps alone, from the shell:
 `lofkit analyze examples/tables/table-a.yaml --cell-size 2in --viewer-spacing 4in -o out/designer`.
 """
 
@@ -36,7 +36,7 @@ OUT = Path("out") / "designer"
 def progress(task: str, done: int, total: int) -> None:
     """One line on stderr per finished step."""
     if done == total:
-        print(f"  {task}: {total} viewers done", file=sys.stderr)
+        print(f"  {task}: all {total} viewer spots done", file=sys.stderr)
 
 
 def inches(xy) -> str:
