@@ -12,6 +12,7 @@ import traceback
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -25,6 +26,11 @@ from .validation import validate_file
 from .cli_common import BAD_INPUT, emit_json, err, json_option, load_world, out, scene_argument
 
 
+OPTIONAL_EXTRAS = {"pyvista": "render", "vtk": "render", "matplotlib": "render", "trame": "render",
+                   "cv2": "photo", "distributed": "cluster", "dask": "cluster"}
+"""Modules of the optional extras (pyproject.toml), and the extra that installs each."""
+
+
 class LofkitGroup(click.Group):
     """Turns a user's mistake into a message and exit status 2, and a bug into status 1."""
 
@@ -36,7 +42,13 @@ class LofkitGroup(click.Group):
         except LofkitError as exc:
             err.print(f"[bold red]error:[/] {exc}")
             ctx.exit(BAD_INPUT)
-        except Exception:
+        except Exception as exc:
+            missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
+            extra = OPTIONAL_EXTRAS.get((missing or "").partition(".")[0])
+            if extra is not None:
+                err.print(f"[bold red]error:[/] this command needs {missing}, which is not installed: "
+                          + escape(f"pip install 'lofkit[{extra}]'"), highlight=False)
+                ctx.exit(BAD_INPUT)
             if os.environ.get("LOFKIT_DEBUG"):
                 traceback.print_exc()
             err.print("[bold red]internal error[/] in lofkit; run again with LOFKIT_DEBUG=1 for the traceback")

@@ -109,3 +109,20 @@ def test_matrix_json_and_table(run_cli):
 def test_check_of_a_trooper_with_itself_is_bad_input(run_cli):
     result = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "fusilier")
     assert result.exit_code == 2 and "itself" in result.stderr
+
+
+def test_a_missing_optional_extra_is_named_with_its_install_command(tmp_path, run_cli, monkeypatch):
+    """Pictures need the `render` extra: without matplotlib, `heatmap` says which extra to install (exit 2) before
+    any work is done, instead of an internal error."""
+    import sys
+
+    from tests.helpers import scene_data, write_scene
+
+    scene = write_scene(tmp_path, scene_data(deployment_zones=[{"side": "red", "polygon": [[0, 0], [100, 0],
+                                                                                          [100, 100], [0, 100]]}]))
+    monkeypatch.delitem(sys.modules, "lofkit.analysis_plots", raising=False)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = run_cli("heatmap", scene, "--zone", "red", "-o", tmp_path / "h.png", "--executor", "serial")
+    assert result.exit_code == 2
+    assert "pip install 'lofkit[render]'" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "h.npy").exists()
