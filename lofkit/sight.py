@@ -190,8 +190,9 @@ class _Search:
     def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
         return pair_ids[~self.done[pair_ids]]
 
-    def look(self, rows: _Rows, exhaustive_fine: bool = False) -> None:
-        """Search every row's template for a clear block; record the first witness of each pair."""
+    def look(self, rows: _Rows, exhaustive_fine: bool = False, centre_first: bool = False) -> None:
+        """Search every row's template for a clear block; record the first witness of each pair. With
+        `centre_first`, each row's centre block is tried before anything else (see `_look_at`)."""
         v = self.world.troopers
         sizes = np.stack([2 * v.radius[rows.target], v.height[rows.target]], axis=1)
         for width, height in sorted(self.sizes):
@@ -205,16 +206,18 @@ class _Search:
                 chunk = rows.take(same[start : start + per_batch])
                 chunk = chunk.take(np.isin(chunk.pair, self.open_pairs(np.unique(chunk.pair))))
                 if len(chunk.pair):
-                    self._look_at(lattice, chunk, exhaustive_fine)
+                    self._look_at(lattice, chunk, exhaustive_fine, centre_first)
 
-    def _look_at(self, lattice: Lattice, rows: _Rows, exhaustive_fine: bool) -> None:
+    def _look_at(self, lattice: Lattice, rows: _Rows, exhaustive_fine: bool, centre_first: bool = False) -> None:
         """Passes at lattice strides 9 and 3, then fine checks of candidate blocks until each pair has a witness.
 
         Eyes that provably see none of their template are dropped first, and the lattice points of the patches an
         eye provably cannot see are marked blocked without a segment (`_prove`). A block spans at least 9
         cells, so it holds a lattice point of every 9th column and row, and 3 x 3 points of every 3rd: one blocked
         point rules the block out. The stride-9 pass drops every eye with no clear point at all before any per-eye
-        lattice arrays are made. The brute force (`exhaustive_fine`) proves nothing and casts every point."""
+        lattice arrays are made. With `centre_first`, the block at the template's centre is cast first: when it is
+        clear it is the witness the passes would pick (the candidate nearest the middle), found for ~100 segments
+        instead of ~1,000. The brute force (`exhaustive_fine`) proves nothing and casts every point."""
         v = self.world.troopers
         axis = template_axis(rows.eye, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
         cw, ch = lattice.cells
@@ -228,6 +231,10 @@ class _Search:
             for k, (i, j) in enumerate(patches):
                 known[proved[:, k], across[i] : across[i + 1] + 1, up[j] : up[j + 1] + 1] = True
         tested = known.copy()
+        if centre_first:
+            self._centre_block(lattice, rows, axis, known, tested)
+            still = np.flatnonzero(~self.done[rows.pair])
+            rows, axis, known, tested = rows.take(still), axis[still], known[still], tested[still]
         first = 1 if exhaustive_fine else COARSE_STRIDES[0]
         cols, lines = np.arange(0, cw + 1, first), np.arange(0, ch + 1, first)
         grid = (slice(None), cols[:, None], lines[None, :])
@@ -254,6 +261,19 @@ class _Search:
             for k in np.flatnonzero(~inside.any(axis=(1, 2))).tolist():
                 self._witness(lattice, rows, axis, pick[k], c0[k], r0[k])
             candidates[pick] = _clear_blocks(known[pick], lattice.block)
+
+    def _centre_block(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, known: np.ndarray,
+                      tested: np.ndarray) -> None:
+        """Cast every row's centre block (the one `_central` picks when all are candidates); a clear one is the
+        row's witness."""
+        cw, ch = lattice.cells
+        bw, bh = lattice.block
+        c0, r0 = (int(k[0]) for k in _central(np.ones((1, cw + 1 - bw, ch + 1 - bh), dtype=bool)))
+        cols, lines = np.arange(c0, c0 + bw + 1), np.arange(r0, r0 + bh + 1)
+        self._cast(lattice, rows, axis, known, tested, np.arange(len(rows.pair)), cols, lines)
+        clear = ~known[:, cols[:, None], lines[None, :]].any(axis=(1, 2))
+        for row in np.flatnonzero(clear).tolist():
+            self._witness(lattice, rows, axis, row, c0, r0)
 
     def _prove(self, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What each row's eye provably cannot see, without a segment cast (`blind`, with the segments' end trim):
@@ -346,7 +366,7 @@ def _searched(world, pairs: np.ndarray, progress: Callable[[int], None] | None) 
         for forward in (True, False):
             open_ids = search.open_pairs(open_ids)
             if len(open_ids):
-                search.look(_eye_rows(world, pairs, open_ids, forward, pattern))
+                search.look(_eye_rows(world, pairs, open_ids, forward, pattern), centre_first=pattern is lead_eye)
     return search, proofs
 
 
