@@ -169,21 +169,6 @@ def prism_vertices(volumes, i: int) -> np.ndarray:
     return prisms(volumes, [i])[0]
 
 
-def crosses_convex(segments: Segments, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Whether each segment passes through the inside of each convex polytope {x: normals @ x <= offsets}.
-
-    `normals` (p, f, 3) and `offsets` (p, f) hold p polytopes (pad with 0 . x <= 1); returns (n, p)."""
-    towards = np.einsum("nk,pfk->npf", segments.directions, normals)
-    gap = offsets[None] - np.einsum("nk,pfk->npf", segments.origins, normals)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = gap / towards
-    enter = np.max(np.where(towards < 0, t, -np.inf), axis=2, initial=-np.inf)
-    leave = np.min(np.where(towards > 0, t, np.inf), axis=2, initial=np.inf)
-    outside_parallel = np.any((np.abs(towards) < 1e-12) & (gap <= 0), axis=2)
-    enter, leave = np.maximum(enter, 0.0), np.minimum(leave, segments.lengths[:, None])
-    return ~outside_parallel & (leave - enter > 1e-9)
-
-
 PROOF_PAIRS = 2048
 """Pairs whose candidate parts are gathered at once by `hiding_parts`."""
 
@@ -191,9 +176,9 @@ PROOF_PAIRS = 2048
 def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray,
                  margin: float = 0.0) -> np.ndarray:
     """For each candidate c, whether every segment from a point of `starts[rows[c]]` to a point of
-    `ends[rows[c]]` passes through the inside of convex part `which[c]` (as `crosses_convex`). With a `margin`, one
-    plane of the part must also keep all the starts, and one all the ends, farther than `margin` outside it, so that
-    segments between their convex hulls still cross the part when trimmed by `margin` at both ends."""
+    `ends[rows[c]]` passes through the inside of convex part `which[c]` (touching is not crossing). With a `margin`,
+    one plane of the part must also keep all the starts, and one all the ends, farther than `margin` outside it, so
+    that segments between their convex hulls still cross the part when trimmed by `margin` at both ends."""
     result = np.zeros(len(which), dtype=bool)
     if len(which):
         all_cross(np.ascontiguousarray(starts, dtype=float), np.ascontiguousarray(ends, dtype=float),
@@ -202,31 +187,38 @@ def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, 
     return result
 
 
-def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
-    """For each pair (n, 2) of trooper indices, one convex part of blocking terrain (an index into
-    `world.convex_parts`) that every segment between prisms around both volumes crosses, or -1: `hiding_blocker`
-    for many pairs at once, terrain only. Candidates must overlap the pair's bounding box and cross the segment
-    between the prisms' centres; then a few corner-to-corner segments rule most of them out before all are tried."""
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """For each row n, one convex part of blocking terrain (an index into `world.convex_parts`) that every segment
+    between the convex hulls of `starts[n]` (n, a, 3) and `ends[n]` (n, b, 3) crosses, or -1. If every segment
+    between the vertices of two convex polytopes crosses one convex body, every segment between any of their
+    points does (the body holds a cross-section of each cone of segments). Candidates must overlap the row's
+    bounding box and cross the segment between the two hulls' middles; a few vertex-to-vertex segments rule most of
+    them out before all are tried; the lowest-numbered covering part is returned."""
     parts = world.convex_parts
-    found = np.full(len(pairs), -1, dtype=np.int64)
+    found = np.full(len(starts), -1, dtype=np.int64)
     if len(parts.piece) == 0:
         return found
-    sides = PRISM_SIDES
-    corners = np.array([0, sides // 2, sides, sides + sides // 2])
-    for first in range(0, len(pairs), PROOF_PAIRS):
-        chunk = pairs[first : first + PROOF_PAIRS]
-        a, b = prisms(world.troopers, chunk[:, 0]), prisms(world.troopers, chunk[:, 1])
+    few_a = np.unique(np.linspace(0, starts.shape[1] - 1, 4).round().astype(int))
+    few_b = np.unique(np.linspace(0, ends.shape[1] - 1, 4).round().astype(int))
+    for first in range(0, len(starts), PROOF_PAIRS):
+        a, b = starts[first : first + PROOF_PAIRS], ends[first : first + PROOF_PAIRS]
         low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
         near = np.all((parts.bounds[None, :, :3] < high[:, None]) & (parts.bounds[None, :, 3:] > low[:, None]), axis=2)
-        pair, part = np.nonzero(near)
+        row, part = np.nonzero(near)
         middles = (a.mean(1, keepdims=True), b.mean(1, keepdims=True))
-        for starts, ends in (middles, (a[:, corners], b[:, corners]), (a, b)):
-            covering = _all_through(starts, ends, pair, parts, part)
-            pair, part = pair[covering], part[covering]
-        keep = np.unique(pair, return_index=True)[1]  # the lowest-numbered covering part of each pair
-        found[first + pair[keep]] = part[keep]
+        for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b]), (a, b)):
+            covering = _all_through(tried_a, tried_b, row, parts, part)
+            row, part = row[covering], part[covering]
+        keep = np.unique(row, return_index=True)[1]
+        found[first + row[keep]] = part[keep]
     return found
+
+
+def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
+    """For each pair (n, 2) of trooper indices, a convex part of blocking terrain crossed by every segment between
+    prisms around both volumes (`covering_parts`), or -1: a proof that they cannot see each other."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return covering_parts(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]))
 
 
 def _first_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -275,24 +267,13 @@ def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:
 
 
 def covering_blocker(world, starts: np.ndarray, ends: np.ndarray, cylinders: np.ndarray) -> str | None:
-    """The id of one convex blocker (a convex part of a blocking piece, or one of the troopers `cylinders`) that
-    every segment between the convex hulls of the points `starts` and `ends` crosses, or None. If every segment
-    between the vertices of two convex polytopes crosses one convex body, every segment between any of their
-    points does (the body holds a cross-section of each cone of segments)."""
+    """The id of one convex blocker (one of the troopers `cylinders`, or a convex part of a blocking piece, see
+    `covering_parts`) that every segment between the convex hulls of the points `starts` and `ends` crosses, or
+    None."""
     v = world.troopers
     segments = Segments.between(np.repeat(starts, len(ends), axis=0), np.tile(ends, (len(starts), 1)), trim=0.0)
     for trooper in cylinders:
         if np.isfinite(cylinder_entry(v, segments, np.full((len(segments.lengths), 1), trooper))).all():
             return v.ids[trooper]
-    box = np.concatenate([np.minimum(starts.min(0), ends.min(0)), np.maximum(starts.max(0), ends.max(0))])
-    parts = world.convex_parts
-    near = np.fromiter(world.piece_index.intersection(tuple(box)), dtype=np.int64)
-    chosen = np.flatnonzero(np.isin(parts.piece, near))
-    if len(chosen) == 0:
-        return None
-    axis = Segments.between(starts.mean(0), ends.mean(0), trim=0.0)  # a part must cross the axis first
-    chosen = chosen[crosses_convex(axis, parts.normals[chosen], parts.offsets[chosen])[0]]
-    if len(chosen) == 0:
-        return None
-    covering = crosses_convex(segments, parts.normals[chosen], parts.offsets[chosen]).all(axis=0)
-    return world.pieces[parts.piece[chosen[covering.argmax()]]].id if covering.any() else None
+    part = covering_parts(world, np.asarray(starts, dtype=float)[None], np.asarray(ends, dtype=float)[None])[0]
+    return world.pieces[world.convex_parts.piece[part]].id if part >= 0 else None

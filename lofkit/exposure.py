@@ -20,6 +20,7 @@ import shapely
 
 from .deployment import SUPPORT_TOLERANCE, cylinders, side_zone, support_gaps, volume_overlaps
 from .errors import LofkitError
+from .measure import base_gap
 from .scene import Scene
 from .silhouettes import SILHOUETTES
 from .sight import glimpse, seen_pairs
@@ -216,9 +217,9 @@ def sight_table(world: World, viewers: Placements, targets: Placements, options:
 
 
 def base_distances(a: Placements, b: Placements) -> np.ndarray:
-    """(a, b) distances between bases, as `measure.base_distance` (RULES.md, Distances: with elevation)."""
+    """(a, b) distances between bases (`measure.base_gap`: RULES.md, Distances, with elevation)."""
     d_xy = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1)
-    return np.hypot(np.maximum(0.0, d_xy - (a.diameter + b.diameter) / 2), a.z[:, None] - b.z[None, :])
+    return base_gap(d_xy, a.diameter / 2, b.diameter / 2, a.z[:, None] - b.z[None, :])
 
 
 def _take(p: Placements, rows: np.ndarray) -> Placements:

@@ -18,13 +18,18 @@ RANGE_BAND = 8 * INCH
 MAX_RANGE = 96 * INCH
 
 
-def base_distance(volumes, a, b) -> np.ndarray:
+def base_gap(d_xy, r_a, r_b, dz) -> np.ndarray:
     """RULES.md (Distances): "the shortest distance between their two bases (horizontal discs at their z):
-    sqrt(max(0, d_xy - r_a - r_b)^2 + dz^2); 0 when bases touch or overlap"."""
+    sqrt(max(0, d_xy - r_a - r_b)^2 + dz^2); 0 when bases touch or overlap", from the centres' horizontal
+    distance `d_xy`, the radii and the difference of heights `dz` (arrays broadcast)."""
+    return np.hypot(np.maximum(0.0, d_xy - r_a - r_b), dz)
+
+
+def base_distance(volumes, a, b) -> np.ndarray:
+    """`base_gap` between troopers a and b (indices, arrays broadcast)."""
     a, b = np.asarray(a), np.asarray(b)
     d_xy = np.linalg.norm(volumes.centre[a] - volumes.centre[b], axis=-1)
-    gap = np.maximum(0.0, d_xy - volumes.radius[a] - volumes.radius[b])
-    return np.hypot(gap, volumes.z[a] - volumes.z[b])
+    return base_gap(d_xy, volumes.radius[a], volumes.radius[b], volumes.z[a] - volumes.z[b])
 
 
 def base_contact(volumes, a, b, tolerance: float) -> np.ndarray:
