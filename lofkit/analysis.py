@@ -172,9 +172,14 @@ def lanes(world: World, sides: tuple[str, str], options: SightOptions = SightOpt
         raise LofkitError(f"lanes run between two different zones, not '{sides[0]}' and itself")
     world = terrain_only(world)
     (a, _), (b, _) = (_viewers(world, side, options) for side in sides)
+    return _lanes_between(world, (sides[0], sides[1]), a, b, options, executor, progress)
+
+
+def _lanes_between(world: World, sides: tuple[str, str], a: Placements, b: Placements, options: SightOptions,
+                   executor: Executor | None, progress: Progress | None) -> Lanes:
     report = None if progress is None else (lambda done, total: progress("lanes", done, total))
     seen = sight_table(world, a, b, options, executor, report).seen
-    return Lanes(tuple(sides), a, b, seen, base_distances(a, b))
+    return Lanes(sides, a, b, seen, base_distances(a, b))
 
 
 def terrain_density(world: World) -> float:
@@ -238,5 +243,8 @@ def scorecard(world: World, name: str, options: SightOptions = SightOptions(), e
     if not sides:
         raise LofkitError(f"{name}: the scene has no deployment_zones; a scorecard needs at least one")
     maps = tuple(heatmap(world, side, options, executor, progress) for side in sides)
-    between = lanes(world, (sides[0], sides[1]), options, executor, progress) if len(sides) >= 2 else None
+    between = None
+    if len(sides) >= 2:  # the heatmaps' viewers are the lanes' spots: placed once
+        between = _lanes_between(terrain_only(world), (sides[0], sides[1]), maps[0].viewers, maps[1].viewers,
+                                 options, executor, progress)
     return Scorecard(name, maps, between, terrain_density(world), symmetry(world))

@@ -5,6 +5,7 @@ Presentation only: every picture draws a result of `analysis`.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import matplotlib
@@ -24,7 +25,9 @@ TOP_SIZE = (1000, 1000)
 """Pixels of the top view under a heatmap."""
 
 
+@functools.lru_cache(maxsize=4)
 def _top_image(world) -> np.ndarray:
+    """The top view under the pictures, rendered once per World (every zone of a layout shares it)."""
     plotter = build_plotter(terrain_only(world), view="top", size=TOP_SIZE, layers={"zones"})
     try:
         return plotter.screenshot(None, return_img=True)

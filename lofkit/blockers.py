@@ -170,7 +170,7 @@ def prism_vertices(volumes, i: int) -> np.ndarray:
 
 
 PROOF_PAIRS = 2048
-"""Pairs whose candidate parts are gathered at once by `hiding_parts`."""
+"""Rows whose candidate parts are gathered at once by `covering_parts`."""
 
 
 def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray,
@@ -245,7 +245,7 @@ def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0,
           candidates: np.ndarray | None = None) -> np.ndarray:
     """Whether, for each row, every segment from the convex hull of `eyes` (n, a, 3) to the convex hull of
     `shapes` (n, b, 3) is obstructed: one of the row's `candidates` (n, k) (by default `candidate_parts`) is a
-    convex part of terrain crossed by every segment between their points (the lemma of `covering_blocker`), with
+    convex part of terrain crossed by every segment between their points (the lemma of `covering_parts`), with
     `margin` as in `_all_through`. `sight` asks it of one eye and its template, or a patch of the template."""
     result = np.zeros(len(eyes), dtype=bool)
     if len(world.convex_parts.piece) == 0 or len(eyes) == 0:

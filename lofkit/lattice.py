@@ -126,15 +126,11 @@ def other_key_eyes(radius: float, height: float) -> np.ndarray:
     return key_eyes(radius, height)[1:]
 
 
-def _dense_side(radius: float, height: float, spacing: float) -> tuple[int, int]:
-    """Columns (around the front half) and levels (up) of the dense eyes on a volume's side."""
-    return int(np.ceil(np.pi * radius / spacing)) + 1, int(np.ceil(height / spacing)) + 1
-
-
 @lru_cache(maxsize=64)
 def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
     """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3)."""
-    arcs, levels = _dense_side(radius, height, spacing)
+    arcs = int(np.ceil(np.pi * radius / spacing)) + 1
+    levels = int(np.ceil(height / spacing)) + 1
     angle = np.linspace(-np.pi / 2, np.pi / 2, arcs)
     up = np.linspace(0.0, height, levels)
     a, z = np.meshgrid(angle, up, indexing="ij")

@@ -413,10 +413,12 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], N
                 return seen
             shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
             towards = _towards(v, shooter, target)
-            local = np.column_stack([v.radius[shooter], v.radius[shooter], v.height[shooter]]) * key_eyes(1.0, 1.0)[eye]
-            left = np.stack([-towards[:, 1], towards[:, 0]], axis=1)
-            eyes = np.column_stack([v.centre[shooter] + local[:, :1] * towards + local[:, 1:2] * left,
-                                    v.z[shooter] + np.maximum(local[:, 2], END_TRIM)])
+            eyes = np.empty((len(rows), 3))
+            sizes = np.stack([v.radius[shooter], v.height[shooter]], axis=1)
+            for radius, height in np.unique(sizes, axis=0).tolist():  # one eye pattern per volume size
+                same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
+                local = key_eyes(radius, height)[eye : eye + 1]
+                eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
             axis = template_axis(eyes, v.centre[target], towards)
             across = GLIMPSE_POINTS[None, :, 0] * 2 * v.radius[target][:, None]
             up = v.z[target][:, None] + np.maximum(GLIMPSE_POINTS[None, :, 1] * v.height[target][:, None], END_TRIM)
