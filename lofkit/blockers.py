@@ -35,6 +35,9 @@ class Segments:
         unit = span / np.maximum(length, 1e-12)[:, None]
         return cls(starts + unit * trim, unit, np.maximum(length - 2 * trim, 0.0))
 
+    def take(self, keep: np.ndarray) -> Segments:
+        return Segments(self.origins[keep], self.directions[keep], self.lengths[keep])
+
 
 def blocking_troopers(world, a: int, b: int) -> np.ndarray:
     """Troopers whose volumes may block sight between `a` and `b`: not markers, not `moving`, not the pair, and
@@ -97,13 +100,13 @@ def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
         return inside
     lowest, highest = points.min(axis=0), points.max(axis=0)
     for index in world.zero_visibility:
-        mesh = world.pieces[index].mesh
-        low, high = mesh.bounds
+        piece = world.pieces[index]
+        low, high = piece.bounds
         if np.any(highest < low) or np.any(lowest > high):
             continue  # the whole batch is clear of this zone's box
         near = np.flatnonzero(np.all((points >= low) & (points <= high), axis=1))
-        if len(near) and mesh.is_watertight:
-            inside[near[mesh.contains(points[near])]] = True
+        if len(near) and piece.closed:
+            inside[near[piece.mesh.contains(points[near])]] = True
     return inside
 
 
@@ -114,6 +117,21 @@ def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarr
     blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
     (n,) may give that per segment when the caller knows it (all segments of one eye share it)."""
     hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
+    return _or_smoke_and_troopers(world, segments, cylinders, in_smoke, hit)
+
+
+def blocked_first_parts(world, segments: Segments, cylinders: np.ndarray,
+                        in_smoke: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """`blocked`, and the convex part (index into `world.convex_parts`) each segment meets first (-1: none, or a
+    face of no convex part); an Embree intersection query instead of an occlusion query."""
+    mesh, face = world.blocking_rays.first_face(segments.origins, segments.directions, segments.lengths)
+    hit = _or_smoke_and_troopers(world, segments, cylinders, in_smoke, mesh >= 0)
+    return hit, world.convex_parts.part_of(mesh, face)
+
+
+def _or_smoke_and_troopers(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarray | None,
+                           hit: np.ndarray) -> np.ndarray:
+    """`hit` (segments obstructed by terrain), or starting in a Zero Visibility zone, or through a cylinder."""
     if world.zero_visibility:
         hit |= inside_zero_visibility(world, segments.origins) if in_smoke is None else in_smoke
     free = np.flatnonzero(~hit & (cylinders >= 0).any(axis=1))
@@ -173,17 +191,14 @@ PROOF_PAIRS = 2048
 """Rows whose candidate parts are gathered at once by `covering_parts`."""
 
 
-def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray,
-                 margin: float = 0.0) -> np.ndarray:
+def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray) -> np.ndarray:
     """For each candidate c, whether every segment from a point of `starts[rows[c]]` to a point of
-    `ends[rows[c]]` passes through the inside of convex part `which[c]` (touching is not crossing). With a `margin`,
-    one plane of the part must also keep all the starts, and one all the ends, farther than `margin` outside it, so
-    that segments between their convex hulls still cross the part when trimmed by `margin` at both ends."""
+    `ends[rows[c]]` passes through the inside of convex part `which[c]` (touching is not crossing)."""
     result = np.zeros(len(which), dtype=bool)
     if len(which):
         all_cross(np.ascontiguousarray(starts, dtype=float), np.ascontiguousarray(ends, dtype=float),
                   np.asarray(rows, dtype=np.int64), np.asarray(which, dtype=np.int64), parts.normals, parts.offsets,
-                  parts.faces, float(margin), result)
+                  parts.faces, result)
     return result
 
 
@@ -219,43 +234,6 @@ def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
     prisms around both volumes (`covering_parts`), or -1: a proof that they cannot see each other."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     return covering_parts(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]))
-
-
-def _first_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The convex part (index into `world.convex_parts`) first hit on each segment from `starts` to `ends` (n, 3);
-    -1 where nothing is hit, or a face of no convex part."""
-    parts = world.convex_parts
-    ray = Segments.between(starts, ends, trim=0.0)
-    mesh, face = world.blocking_rays.first_face(ray.origins, ray.directions, ray.lengths)
-    part = np.full(len(starts), -1, dtype=np.int64)
-    for m in np.unique(mesh[mesh >= 0]).tolist():
-        hit = np.flatnonzero(mesh == m)
-        part[hit] = parts.face_part[m][face[hit]]
-    return part
-
-
-def candidate_parts(world, eyes: np.ndarray, shapes: np.ndarray) -> np.ndarray:
-    """Convex parts likely to hide `shapes` (n, b, 3) from `eyes` (n, a, 3): the part first hit on the way from
-    the middle of the eyes to the middle of the shape, and the one first hit on the way back; (n, 2), -1 for none."""
-    middles = eyes.mean(axis=1), shapes.mean(axis=1)
-    return np.stack([_first_parts(world, *middles), _first_parts(world, *middles[::-1])], axis=1)
-
-
-def blind(world, eyes: np.ndarray, shapes: np.ndarray, margin: float = 0.0,
-          candidates: np.ndarray | None = None) -> np.ndarray:
-    """Whether, for each row, every segment from the convex hull of `eyes` (n, a, 3) to the convex hull of
-    `shapes` (n, b, 3) is obstructed: one of the row's `candidates` (n, k) (by default `candidate_parts`) is a
-    convex part of terrain crossed by every segment between their points (the lemma of `covering_parts`), with
-    `margin` as in `_all_through`. `sight` asks it of one eye and its template, or a patch of the template."""
-    result = np.zeros(len(eyes), dtype=bool)
-    if len(world.convex_parts.piece) == 0 or len(eyes) == 0:
-        return result
-    candidates = candidate_parts(world, eyes, shapes) if candidates is None else candidates
-    for part in candidates.T:
-        rows = np.flatnonzero(~result & (part >= 0))
-        if len(rows):
-            result[rows] = _all_through(eyes, shapes, rows, world.convex_parts, part[rows], margin)
-    return result
 
 
 def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:

@@ -1,7 +1,10 @@
-"""The inner loop of the proofs of "hidden", compiled: do all segments between two point sets cross a convex part?
+"""The inner loops of the sight search, compiled: do segments cross a convex part, and which lattice blocks are clear?
 
-Proofs (`blockers.hiding_parts`, `blockers.blind`) test millions of (row, candidate part) pairs, most of them
-failing on their first segment; a compiled loop stops there, where whole-array numpy would finish every segment.
+Proofs of "hidden" (`blockers.hiding_parts`, `sight.screen`) test millions of (row, candidate part) pairs, most of
+them failing on their first segment; a compiled loop stops there, where whole-array numpy would finish every
+segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an eye's
+template and its patches, and which of its coarse lattice segments its candidate parts already block), and
+`clear_blocks` finds the lattice blocks with no blocked point.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ def _room(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int) -> bool:
-    """Whether the segment from `start` to `end` runs through the inside of {x: normals @ x <= offsets}."""
+def _inside_span(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray,
+                 planes: int) -> tuple[float, float]:
+    """The share (enter, leave) of the segment from `start` to `end` inside {x: normals @ x <= offsets}; empty
+    when leave <= enter."""
     enter, leave = 0.0, 1.0
     for f in range(planes):
         at_start = normals[f, 0] * start[0] + normals[f, 1] * start[1] + normals[f, 2] * start[2]
@@ -45,26 +50,181 @@ def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: n
         elif rate > PARALLEL:
             leave = min(leave, gap / rate)
         elif gap <= 0:
-            return False
+            return 0.0, 0.0
+    return enter, leave
+
+
+@numba.njit(cache=True, nogil=True)
+def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int) -> bool:
+    """Whether the segment from `start` to `end` runs through the inside of {x: normals @ x <= offsets}."""
+    enter, leave = _inside_span(start, end, normals, offsets, planes)
     length = math.sqrt((end[0] - start[0]) ** 2 + (end[1] - start[1]) ** 2 + (end[2] - start[2]) ** 2)
     return (leave - enter) * length > INSIDE
 
 
 @numba.njit(cache=True, nogil=True)
-def all_cross(starts, ends, rows, which, normals, offsets, faces, margin, out) -> None:
+def _covers(starts, ends, normals, offsets, planes) -> bool:
+    """Whether every segment from a point of `starts` (a, 3) to a point of `ends` (b, 3) crosses the part (then
+    every segment between their convex hulls does: the lemma of `blockers.covering_parts`)."""
+    for i in range(starts.shape[0]):
+        for j in range(ends.shape[0]):
+            if not _crosses(starts[i], ends[j], normals, offsets, planes):
+                return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def all_cross(starts, ends, rows, which, normals, offsets, faces, out) -> None:
     """out[c] = whether every segment from a point of starts[rows[c]] (a, 3) to a point of ends[rows[c]] (b, 3)
-    crosses convex part which[c] (`normals` (p, f, 3), `offsets` (p, f), `faces` (p,) planes in use); with
-    `margin` > 0, one plane must also keep all the starts, and one all the ends, farther than `margin` outside."""
+    crosses convex part which[c] (`normals` (p, f, 3), `offsets` (p, f), `faces` (p,) planes in use)."""
     for c in range(which.shape[0]):
         r, p = rows[c], which[c]
-        planes = faces[p]
-        ok = margin <= 0 or (_room(starts[r], normals[p], offsets[p], planes, margin)
-                             and _room(ends[r], normals[p], offsets[p], planes, margin))
-        i = 0
-        while ok and i < starts.shape[1]:
-            for j in range(ends.shape[1]):
-                if not _crosses(starts[r, i], ends[r, j], normals[p], offsets[p], planes):
-                    ok = False
-                    break
-            i += 1
-        out[c] = ok
+        out[c] = _covers(starts[r], ends[r], normals[p], offsets[p], faces[p])
+
+
+@numba.njit(cache=True, nogil=True)
+def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) -> None:
+    """Lattice point (col, line) of a template, as `lattice.template_points` places it."""
+    across = -half_width + col * pitch[0]
+    out[0] = centre[0] + across * axis[0]
+    out[1] = centre[1] + across * axis[1]
+    out[2] = z + max(line * pitch[1], floor)
+
+
+@numba.njit(cache=True, nogil=True)
+def _quad_blind(eye, roomy, centre, z, axis, half_width, pitch, cols, lines, candidates, normals, offsets, faces,
+                trim, quad) -> bool:
+    """Whether one candidate part is crossed by every segment from the eye to the lattice quad spanning columns
+    cols[0]..cols[1] and lines lines[0]..lines[1], with `trim` as the margin (`roomy[k]`: candidate k keeps the
+    eye farther than that outside one of its planes)."""
+    for k in range(4):
+        _lattice_point(centre, z, axis, half_width, pitch, cols[1 if k == 1 or k == 2 else 0], lines[k // 2], trim,
+                       quad[k])
+    for k in range(candidates.shape[0]):
+        p = candidates[k]
+        if p < 0 or not roomy[k] or not _room(quad, normals[p], offsets[p], faces[p], trim):
+            continue
+        if _covers(eye, quad, normals[p], offsets[p], faces[p]):
+            return True
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _passes_through(eye_side, point, length, trim, normals, offsets, planes) -> bool:
+    """Whether the segment from an eye to `point` (`length` long), trimmed by `trim` at both ends, runs through the
+    inside of the part and enters or leaves it on the way (so that a ray caster sees its surface);
+    `eye_side[f]` = normals[f] @ eye - offsets[f]."""
+    low = trim / max(length, 1e-12)
+    enter, leave = low, 1.0 - low
+    for f in range(planes):
+        at_point = normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f]
+        rate = at_point - eye_side[f]
+        if rate < -PARALLEL:
+            enter = max(enter, -eye_side[f] / rate)
+        elif rate > PARALLEL:
+            leave = min(leave, -eye_side[f] / rate)
+        elif eye_side[f] >= 0:
+            return False
+        if leave <= enter:
+            return False
+    return (leave - enter) * length > INSIDE and (enter > low or leave < 1.0 - low)
+
+
+@numba.njit(cache=True, nogil=True)
+def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) -> None:
+    """For each candidate part k of one eye (1, 3): whether one of its planes keeps the eye farther than `trim`
+    outside it (`roomy[k]`), and the eye's signed distance from each plane (`eye_side[k]`)."""
+    for k in range(candidates.shape[0]):
+        p = candidates[k]
+        roomy[k] = p >= 0 and _room(eye, normals[p], offsets[p], faces[p], trim)
+        if p >= 0:
+            for f in range(faces[p]):
+                eye_side[k, f] = (normals[p, f, 0] * eye[0, 0] + normals[p, f, 1] * eye[0, 1]
+                                  + normals[p, f, 2] * eye[0, 2] - offsets[p, f])
+
+
+@numba.njit(cache=True, nogil=True)
+def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
+                offsets, faces, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
+    """The first stage of the sight search for n eyes, each looking at its target's template (placed by
+    `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
+    - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every
+      segment from the eye to the whole template (the lemma of `blockers.covering_parts`, with margin `trim`);
+    - proved[r, q]: the same for patch q, the lattice quads between `across` and `up` edges, numbered row by row
+      of `across` (as `sight._patches` numbers them);
+    - blocked[r, i, j]: the segment from the eye to lattice point (cols[i], lines[j]), trimmed by `trim` at both
+      ends as `blockers.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
+      candidate part, entering or leaving it (so that a ray caster would see the part's surface).
+    The other segments of eyes not hidden, in row-major order, are written to `origins`, `directions` and
+    `lengths` (trimmed, as `blockers.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
+    quad = np.empty((4, 3))
+    point = np.empty(3)
+    span = np.empty(2, dtype=np.int64)
+    height = np.empty(2, dtype=np.int64)
+    roomy = np.empty(candidates.shape[1], dtype=np.bool_)
+    eye_side = np.empty((candidates.shape[1], normals.shape[1]))
+    patches_up = up.shape[0] - 1
+    holder = np.zeros((cols.shape[0], lines.shape[0]), dtype=np.int64)  # the patches holding each point, as bits
+    for i in range(across.shape[0] - 1):
+        for j in range(patches_up):
+            for a in range(cols.shape[0]):
+                for b in range(lines.shape[0]):
+                    if across[i] <= cols[a] <= across[i + 1] and up[j] <= lines[b] <= up[j + 1]:
+                        holder[a, b] |= 1 << (i * patches_up + j)
+    written = 0
+    for r in range(eyes.shape[0]):
+        eye = eyes[r]
+        _eye_sides(eye, candidates[r], normals, offsets, faces, trim, roomy, eye_side)
+        span[0], span[1], height[0], height[1] = 0, cells[0], 0, cells[1]
+        hidden[r] = _quad_blind(eye, roomy, centres[r], z[r], axis[r], half_width, pitch, span, height,
+                                candidates[r], normals, offsets, faces, trim, quad)
+        if hidden[r]:
+            continue
+        bits = 0
+        for i in range(across.shape[0] - 1):
+            for j in range(patches_up):
+                span[0], span[1], height[0], height[1] = across[i], across[i + 1], up[j], up[j + 1]
+                q = i * patches_up + j
+                proved[r, q] = _quad_blind(eye, roomy, centres[r], z[r], axis[r], half_width, pitch, span, height,
+                                           candidates[r], normals, offsets, faces, trim, quad)
+                if proved[r, q]:
+                    bits |= 1 << q
+        for a in range(cols.shape[0]):
+            for b in range(lines.shape[0]):
+                if holder[a, b] & bits:
+                    blocked[r, a, b] = True
+                    continue
+                _lattice_point(centres[r], z[r], axis[r], half_width, pitch, cols[a], lines[b], trim, point)
+                length = math.sqrt((point[0] - eye[0, 0]) ** 2 + (point[1] - eye[0, 1]) ** 2
+                                   + (point[2] - eye[0, 2]) ** 2)
+                for k in range(candidates.shape[1]):
+                    p = candidates[r, k]
+                    if p >= 0 and _passes_through(eye_side[k], point, length, trim, normals[p], offsets[p], faces[p]):
+                        blocked[r, a, b] = True
+                        break
+                if not blocked[r, a, b]:
+                    unit = 1.0 / max(length, 1e-12)
+                    for d in range(3):
+                        directions[written, d] = (point[d] - eye[0, d]) * unit
+                        origins[written, d] = eye[0, d] + directions[written, d] * trim
+                    lengths[written] = max(length - 2 * trim, 0.0)
+                    written += 1
+    return written
+
+
+@numba.njit(cache=True, nogil=True)
+def clear_blocks(known, wide, high, out) -> None:
+    """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
+    blocked, by a summed-area table of each row."""
+    n, cols, lines = known.shape
+    summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
+    for r in range(n):
+        for c in range(cols):
+            run = 0
+            for line in range(lines):
+                run += known[r, c, line]
+                summed[c + 1, line + 1] = summed[c, line + 1] + run
+        for c in range(cols - wide):
+            for line in range(lines - high):
+                out[r, c, line] = (summed[c + wide + 1, line + high + 1] - summed[c, line + high + 1]
+                                   - summed[c + wide + 1, line] + summed[c, line]) == 0

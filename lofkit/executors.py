@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
+from . import raycast
 from .errors import LofkitError
 
 EXECUTOR_HELP = "Where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
@@ -48,6 +49,11 @@ def _dask(spec: str) -> Iterator[Executor]:
         client.close()
 
 
+def _one_thread_each() -> None:
+    """Start of a worker process: it has a core of its own, so it casts rays in its own thread only."""
+    raycast.THREADS = 1
+
+
 class SerialExecutor(Executor):
     """Runs each task when it is submitted, in this process; `map` runs one task per result asked for, so progress
     shows and Ctrl-C stops at once."""
@@ -76,7 +82,8 @@ def open_executor(spec: str | None = None) -> Iterator[Executor]:
             raise LofkitError(f"--executor {spec}: give a number of worker processes, e.g. processes:2")
         workers = int(count) if count else os.cpu_count() or 1
         # spawn: a worker must not inherit Embree's threads from a forked parent
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_one_thread_each) as pool:
             yield pool
     elif spec.startswith("dask://"):
         with _dask(spec) as executor:

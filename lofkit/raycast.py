@@ -40,9 +40,10 @@ def _batch(origins, directions, lengths, dtype) -> tuple[np.ndarray, np.ndarray,
 
 
 THREADED_BATCH = 200_000
-"""Batches at least this large are split over the machine's cores (Embree releases the GIL)."""
-WORKERS = min(4, os.cpu_count() or 1)
-_POOL = ThreadPoolExecutor(max_workers=WORKERS)
+"""Batches at least this large are split over `THREADS` threads (Embree releases the GIL)."""
+THREADS = min(4, os.cpu_count() or 1)
+"""Threads an occlusion query may use: one per core, or 1 in a worker process that has a core of its own."""
+_POOL = ThreadPoolExecutor(max_workers=THREADS)
 
 
 class EmbreeRays:
@@ -62,9 +63,9 @@ class EmbreeRays:
         o, d, t = _batch(origins, directions, lengths, np.float32)
         if len(o) == 0 or self.count == 0:
             return np.zeros(len(o), dtype=bool)
-        if len(o) < THREADED_BATCH or WORKERS < 2:
+        if len(o) < THREADED_BATCH or THREADS < 2:
             return self._scene.run(o, d, dists=t, query="OCCLUDED") != -1
-        parts = np.array_split(np.arange(len(o)), WORKERS)
+        parts = np.array_split(np.arange(len(o)), THREADS)
         runs = [_POOL.submit(self._scene.run, o[p], d[p], dists=t[p], query="OCCLUDED") for p in parts]
         return np.concatenate([run.result() for run in runs]) != -1
 

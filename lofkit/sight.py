@@ -20,20 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from .blockers import (
     Segments,
-    blind,
-    candidate_parts,
     blocked,
+    blocked_first_parts,
     blocker_counts,
     blocking_troopers,
     hiding_blocker,
     hiding_parts,
     inside_zero_visibility,
 )
+from .crossing import clear_blocks, screen_eyes
 from .lattice import (
     END_TRIM,
     Lattice,
@@ -55,6 +56,8 @@ EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
 """Eyes tried in turn, each way: one eye settles most clear views; the rest are for the hard cases."""
 PATCHES = (2, 4)
 """Patches of a template (across, up) that an eye tries to prove it cannot see before it casts segments there."""
+LEARNED_PARTS = 4
+"""Convex parts each pair and direction remembers from its stride-9 segments, as candidates for its next eyes."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
 
@@ -105,9 +108,11 @@ class _Rows:
     shooter: np.ndarray
     target: np.ndarray
     eye: np.ndarray
+    in_smoke: np.ndarray
+    """Whether the eye is inside a Zero Visibility zone (then every segment from it is blocked)."""
 
     def take(self, keep: np.ndarray) -> _Rows:
-        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep])
+        return _Rows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep], self.in_smoke[keep])
 
 
 def _patches(lattice: Lattice) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
@@ -116,6 +121,30 @@ def _patches(lattice: Lattice) -> tuple[np.ndarray, np.ndarray, list[tuple[int, 
     across = np.linspace(0, cw, PATCHES[0] + 1).round().astype(int)
     up = np.linspace(0, ch, PATCHES[1] + 1).round().astype(int)
     return across, up, [(i, j) for i in range(PATCHES[0]) for j in range(PATCHES[1])]
+
+
+def _keep(keep: np.ndarray, *arrays):
+    """The rows `keep` of each of `arrays` (`_Rows` or numpy arrays)."""
+    return tuple(a.take(keep) if isinstance(a, _Rows) else a[keep] for a in arrays)
+
+
+def _in_patches(lattice: Lattice, proved: np.ndarray, cols: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """Whether each lattice point cols x lines lies in a patch its row proved it cannot see: (n, c, r)."""
+    inside = np.zeros((len(proved), len(cols), len(lines)), dtype=bool)
+    for k, holds in enumerate(_patch_masks(lattice, tuple(cols.tolist()), tuple(lines.tolist()))):
+        rows = np.flatnonzero(proved[:, k])
+        if len(rows):
+            inside[rows] |= holds
+    return inside
+
+
+@lru_cache(maxsize=64)
+def _patch_masks(lattice: Lattice, cols: tuple[int, ...], lines: tuple[int, ...]) -> np.ndarray:
+    """Which lattice points cols x lines each patch holds: (patches, c, r)."""
+    across, up, patches = _patches(lattice)
+    cols, lines = np.array(cols), np.array(lines)
+    return np.stack([np.outer((across[i] <= cols) & (cols <= across[i + 1]), (up[j] <= lines) & (lines <= up[j + 1]))
+                     for i, j in patches])
 
 
 def _towards(volumes, shooters, targets) -> np.ndarray:
@@ -143,18 +172,16 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
         eyes.append(placed.reshape(-1, 3))
     order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
-    return _Rows(pair_ids[owner], shooters[owner], targets[owner], np.concatenate(eyes)[order])
+    eyes = np.concatenate(eyes)[order]
+    return _Rows(pair_ids[owner], shooters[owner], targets[owner], eyes, inside_zero_visibility(world, eyes))
 
 
 def _clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
     """For each row, which blocks (by lower-left lattice point) hold no point known to be blocked."""
-    bw, bh = block
-    summed = np.pad(np.cumsum(np.cumsum(known_blocked, axis=1, dtype=np.int32), axis=2), ((0, 0), (1, 0), (1, 0)))
-    window = (
-        summed[:, bw + 1 :, bh + 1 :] - summed[:, : -bw - 1, bh + 1 :] - summed[:, bw + 1 :, : -bh - 1]
-        + summed[:, : -bw - 1, : -bh - 1]
-    )
-    return window == 0
+    n, cols, lines = known_blocked.shape
+    clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
+    clear_blocks(known_blocked, block[0], block[1], clear)
+    return clear
 
 
 def _central(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -163,6 +190,37 @@ def _central(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     offset = np.add.outer((np.arange(cols) - (cols - 1) / 2) ** 2, (np.arange(lines) - (lines - 1) / 2) ** 2)
     best = np.where(candidates, offset, np.inf).reshape(len(candidates), cols * lines).argmin(axis=1)
     return np.unravel_index(best, (cols, lines))
+
+
+def screen(world, lattice: Lattice, rows: _Rows, axis: np.ndarray, cols: np.ndarray, lines: np.ndarray,
+           candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Segments]:
+    """What each row's eye provably cannot see, without a segment cast (`crossing.screen_eyes`), using its
+    `candidates` (n, k) (convex parts, -1 for none): its whole template (n,), each of the template's patches
+    (n, patches; see `_patches`), and which of its segments to lattice points cols x lines are blocked (n, c, r);
+    and the other segments of eyes not hidden, in row-major order, to cast."""
+    across, up, patches = _patches(lattice)
+    n, points = len(rows.pair), len(cols) * len(lines)
+    hidden, proved = np.zeros(n, dtype=bool), np.zeros((n, len(patches)), dtype=bool)
+    blocked_points = np.zeros((n, len(cols), len(lines)), dtype=bool)
+    origins, directions, lengths = np.empty((n * points, 3)), np.empty((n * points, 3)), np.empty(n * points)
+    cast = screen_eyes(*_placed(world, lattice, rows, axis), np.array(lattice.cells), across, up, cols, lines,
+                       *_parts(world, candidates), END_TRIM, hidden, proved, blocked_points, origins, directions,
+                       lengths)
+    return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])
+
+
+def _placed(world, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> tuple:
+    """Rows' eyes and templates as the compiled screens take them."""
+    v = world.troopers
+    return (np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(v.centre[rows.target]),
+            np.ascontiguousarray(v.z[rows.target]), np.ascontiguousarray(axis), lattice.width / 2,
+            np.array(lattice.pitch))
+
+
+def _parts(world, candidates: np.ndarray) -> tuple:
+    """Candidate parts and the convex parts' planes, as the compiled screens take them."""
+    parts = world.convex_parts
+    return np.ascontiguousarray(candidates), parts.normals, parts.offsets, parts.faces
 
 
 class _Search:
@@ -180,12 +238,52 @@ class _Search:
         for k, n in enumerate(near):
             self.cylinders[k, : len(n)] = n
         self.found: dict[int, Witness] = {}
+        self.learned = np.full((2 * len(pairs), LEARNED_PARTS), -1, dtype=np.int64)
+        """Per pair and direction (see `_side`), convex parts that blocked its stride-9 segments, most recent first."""
         self.done = np.zeros(len(pairs), dtype=bool)
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
-    def blocked(self, pair_of_segment: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                in_smoke: np.ndarray | None = None) -> np.ndarray:
-        return blocked(self.world, Segments.between(starts, ends), self.cylinders[pair_of_segment], in_smoke)
+    def blocked(self, rows: _Rows, owner: np.ndarray, segments: Segments, learn: bool = False) -> np.ndarray:
+        """Whether each segment, from the eye of row `owner[s]`, is obstructed (terrain, smoke, other troopers).
+        With `learn`, the convex parts that block them are remembered as candidates for the pair's next eyes."""
+        in_smoke = rows.in_smoke[owner] if rows.in_smoke.any() else np.zeros(len(owner), dtype=bool)
+        cylinders = self.cylinders[rows.pair[owner]]
+        if not learn or len(self.world.convex_parts.piece) == 0:
+            hit = blocked(self.world, segments, cylinders, in_smoke)
+        else:
+            hit, part = blocked_first_parts(self.world, segments, cylinders, in_smoke)
+            self._learn(self._side(rows)[owner], part)
+        self.progress(len(hit))
+        return hit
+
+    def _side(self, rows: _Rows) -> np.ndarray:
+        """Each row's pair and direction as one number: 2 x pair, plus 1 when the pair's second trooper looks."""
+        return 2 * rows.pair + (rows.shooter != self.pairs[rows.pair, 0])
+
+    def _learn(self, side: np.ndarray, part: np.ndarray) -> None:
+        """Put the parts that blocked the most segments of each pair and direction (`side`) first among its
+        `learned` candidates, ahead of those it already had."""
+        found = part >= 0
+        if not found.any():
+            return
+        count = len(self.world.convex_parts.piece)
+        combos, hits = np.unique(side[found] * count + part[found], return_counts=True)
+        sides, parts = np.divmod(combos, count)
+        order = np.lexsort((-hits, sides))
+        sides, parts = sides[order], parts[order]
+        starts = np.r_[True, sides[1:] != sides[:-1]]
+        rank = np.arange(len(sides)) - np.maximum.accumulate(np.where(starts, np.arange(len(sides)), 0))
+        best = rank < LEARNED_PARTS
+        changed, row = np.unique(sides[best], return_inverse=True)
+        merged = np.full((len(changed), 2 * LEARNED_PARTS), -1, dtype=np.int64)
+        merged[row, rank[best]] = parts[best]
+        merged[:, LEARNED_PARTS:] = self.learned[changed]
+        repeated = merged < 0
+        for k in range(1, merged.shape[1]):
+            repeated[:, k] |= (merged[:, :k] == merged[:, k : k + 1]).any(axis=1)
+        merged[repeated] = -1
+        order = np.argsort(repeated, axis=1, kind="stable")
+        self.learned[changed] = np.take_along_axis(merged, order, axis=1)[:, :LEARNED_PARTS]
 
     def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
         return pair_ids[~self.done[pair_ids]]
@@ -204,49 +302,48 @@ class _Search:
             per_batch = max(1, BATCH_POINTS // ((cells[0] + 1) * (cells[1] + 1)))
             for start in range(0, len(same), per_batch):
                 chunk = rows.take(same[start : start + per_batch])
-                chunk = chunk.take(np.isin(chunk.pair, self.open_pairs(np.unique(chunk.pair))))
+                chunk = chunk.take(~self.done[chunk.pair])
                 if len(chunk.pair):
                     self._look_at(lattice, chunk, exhaustive_fine, centre_first)
 
     def _look_at(self, lattice: Lattice, rows: _Rows, exhaustive_fine: bool, centre_first: bool = False) -> None:
         """Passes at lattice strides 9 and 3, then fine checks of candidate blocks until each pair has a witness.
 
-        Eyes that provably see none of their template are dropped first, and the lattice points of the patches an
-        eye provably cannot see are marked blocked without a segment (`_prove`). A block spans at least 9
-        cells, so it holds a lattice point of every 9th column and row, and 3 x 3 points of every 3rd: one blocked
-        point rules the block out. The stride-9 pass drops every eye with no clear point at all before any per-eye
-        lattice arrays are made. With `centre_first`, the block at the template's centre is cast first: when it is
-        clear it is the witness the passes would pick (the candidate nearest the middle), found for ~100 segments
-        instead of ~1,000. The brute force (`exhaustive_fine`) proves nothing and casts every point."""
+        The stride-9 pass starts compiled (`_screen`): eyes that provably see none of their template are dropped,
+        the patches an eye provably cannot see and the segments its candidate parts block are marked blocked
+        without a segment cast; the rest are cast. A block spans at least 9 cells, so it holds a lattice point of
+        every 9th column and row, and 3 x 3 points of every 3rd: one blocked point rules the block out. Eyes with no
+        clear stride-9 point are dropped before any per-eye lattice arrays are made. With `centre_first`, the
+        block at the template's centre is cast first: when it is clear it is the witness the passes would pick
+        (the candidate nearest the middle), found for ~100 segments instead of ~1,000. The brute force
+        (`exhaustive_fine`) proves nothing and casts every point."""
         v = self.world.troopers
         axis = template_axis(rows.eye, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
         cw, ch = lattice.cells
-        if not exhaustive_fine:
-            hidden, proved = self._prove(lattice, rows, axis)
-            seeing = np.flatnonzero(~hidden)
-            rows, axis, proved = rows.take(seeing), axis[seeing], proved[seeing]
-        known = np.zeros((len(rows.pair), cw + 1, ch + 1), dtype=bool)
-        if not exhaustive_fine:
-            across, up, patches = _patches(lattice)
-            for k, (i, j) in enumerate(patches):
-                known[proved[:, k], across[i] : across[i + 1] + 1, up[j] : up[j + 1] + 1] = True
-        tested = known.copy()
-        if centre_first:
-            self._centre_block(lattice, rows, axis, known, tested)
-            still = np.flatnonzero(~self.done[rows.pair])
-            rows, axis, known, tested = rows.take(still), axis[still], known[still], tested[still]
-        first = 1 if exhaustive_fine else COARSE_STRIDES[0]
-        cols, lines = np.arange(0, cw + 1, first), np.arange(0, ch + 1, first)
-        grid = (slice(None), cols[:, None], lines[None, :])
-        known[grid] |= self._segments_blocked(lattice, rows, axis, np.arange(len(rows.pair)), cols, lines,
-                                              ~tested[grid])
-        tested[grid] = True
-        alive = np.flatnonzero(~known[grid].all(axis=(1, 2)))
-        rows, axis, known, tested = rows.take(alive), axis[alive], known[alive], tested[alive]
-        candidates = _clear_blocks(known, lattice.block)
         if exhaustive_fine:
-            self._record(lattice, rows, axis, candidates)
+            every = self._segments_blocked(lattice, rows, axis, np.arange(len(rows.pair)), np.arange(cw + 1),
+                                           np.arange(ch + 1))
+            self._record(lattice, rows, axis, _clear_blocks(every, lattice.block))
             return
+        cols, lines = np.arange(0, cw + 1, COARSE_STRIDES[0]), np.arange(0, ch + 1, COARSE_STRIDES[0])
+        hidden, proved, coarse, segments = self._screen(lattice, rows, axis, cols, lines)
+        rows, axis, proved, coarse = _keep(np.flatnonzero(~hidden), rows, axis, proved, coarse)
+        owner = np.repeat(np.arange(len(rows.pair)), (~coarse).sum(axis=(1, 2)))  # of each segment to cast
+        if centre_first:
+            block_cols, block_lines, centre = self._centre_block(lattice, rows, axis, proved)
+            still = ~self.done[rows.pair]
+            rows, axis, proved, coarse, centre = _keep(np.flatnonzero(still), rows, axis, proved, coarse, centre)
+            segments, owner = segments.take(still[owner]), (np.cumsum(still) - 1)[owner[still[owner]]]
+        coarse[~coarse] = self.blocked(rows, owner, segments, learn=True)
+        marks = [(cols, lines, coarse)] + ([(block_cols, block_lines, centre)] if centre_first else [])
+        seeing = np.flatnonzero(~coarse.all(axis=(1, 2)))  # eyes with a clear stride-9 point
+        rows, axis, proved = _keep(seeing, rows, axis, proved)
+        known = _in_patches(lattice, proved, np.arange(cw + 1), np.arange(ch + 1))
+        tested = known.copy()
+        for at_cols, at_lines, found in marks:
+            known[:, at_cols[:, None], at_lines[None, :]] |= found[seeing]
+            tested[:, at_cols[:, None], at_lines[None, :]] = True
+        candidates = _clear_blocks(known, lattice.block)
         for stride in COARSE_STRIDES[1:]:
             alive = np.flatnonzero(candidates.any(axis=(1, 2)))
             cols, lines = np.arange(0, cw + 1, stride), np.arange(0, ch + 1, stride)
@@ -262,37 +359,24 @@ class _Search:
                 self._witness(lattice, rows, axis, pick[k], c0[k], r0[k])
             candidates[pick] = _clear_blocks(known[pick], lattice.block)
 
-    def _centre_block(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, known: np.ndarray,
-                      tested: np.ndarray) -> None:
-        """Cast every row's centre block (the one `_central` picks when all are candidates); a clear one is the
-        row's witness."""
+    def _centre_block(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, proved: np.ndarray):
+        """Cast every row's centre block (the one `_central` picks when all are candidates) but the points of
+        its `proved` patches; a clear one is the row's witness. Returns the block's lattice columns, lines and
+        which of its points are blocked."""
         cw, ch = lattice.cells
         bw, bh = lattice.block
         c0, r0 = (int(k[0]) for k in _central(np.ones((1, cw + 1 - bw, ch + 1 - bh), dtype=bool)))
         cols, lines = np.arange(c0, c0 + bw + 1), np.arange(r0, r0 + bh + 1)
-        self._cast(lattice, rows, axis, known, tested, np.arange(len(rows.pair)), cols, lines)
-        clear = ~known[:, cols[:, None], lines[None, :]].any(axis=(1, 2))
-        for row in np.flatnonzero(clear).tolist():
+        known = _in_patches(lattice, proved, cols, lines)
+        known |= self._segments_blocked(lattice, rows, axis, np.arange(len(rows.pair)), cols, lines, ~known)
+        for row in np.flatnonzero(~known.any(axis=(1, 2))).tolist():
             self._witness(lattice, rows, axis, row, c0, r0)
+        return cols, lines, known
 
-    def _prove(self, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """What each row's eye provably cannot see, without a segment cast (`blind`, with the segments' end trim):
-        its whole template (n,), else each of the template's patches (n, patches; see `_patches`); both are tried
-        with the parts first hit between the eye and the template's middle. Patch corners are lattice points."""
-        v = self.world.troopers
-        across, up, patches = _patches(lattice)
-        corners = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], across, up)
-        whole = corners[:, [0, -1, -1, 0], [0, 0, -1, -1]]
-        eyes = rows.eye[:, None, :]
-        self.progress(2 * len(eyes))
-        candidates = candidate_parts(self.world, eyes, whole)
-        hidden = blind(self.world, eyes, whole, END_TRIM, candidates)
-        seeing = np.flatnonzero(~hidden)
-        quads = np.stack([corners[seeing][:, [i, i + 1, i + 1, i], [j, j, j + 1, j + 1]] for i, j in patches], axis=1)
-        proved = np.ones((len(eyes), len(patches)), dtype=bool)
-        proved[seeing] = blind(self.world, np.repeat(eyes[seeing], len(patches), axis=0), quads.reshape(-1, 4, 3),
-                               END_TRIM, np.repeat(candidates[seeing], len(patches), axis=0)).reshape(-1, len(patches))
-        return hidden, proved
+    def _screen(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, cols: np.ndarray,
+                lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Segments]:
+        """`screen` with the convex parts each row's pair and direction has `learned` as candidates."""
+        return screen(self.world, lattice, rows, axis, cols, lines, self.learned[self._side(rows)])
 
     def _segments_blocked(self, lattice, rows, axis, which, cols, lines, todo=None) -> np.ndarray:
         """Whether the segments from the eyes of rows `which` to their lattice points cols x lines are blocked
@@ -303,11 +387,8 @@ class _Search:
         todo = np.ones(points.shape[:3], dtype=bool) if todo is None else todo
         owner = np.broadcast_to(np.arange(len(which))[:, None, None], todo.shape)[todo]
         eyes = rows.eye[which]
-        in_smoke = inside_zero_visibility(self.world, eyes)[owner] if self.world.zero_visibility else None
-        hit = self.blocked(rows.pair[which][owner], eyes[owner], points[todo], in_smoke)
-        self.progress(len(hit))
         result = np.zeros(todo.shape, dtype=bool)
-        result[todo] = hit
+        result[todo] = self.blocked(rows.take(which), owner, Segments.between(eyes[owner], points[todo]))
         return result
 
     def _cast(self, lattice, rows, axis, known, tested, which, cols, lines) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -38,9 +39,15 @@ class Piece:
         """Solid scenery supports bases and can grant cover; visibility zones do neither."""
         return self.kind == "solid"
 
-    @property
+    @cached_property
     def bounds(self) -> np.ndarray:
+        """(2, 3) lowest and highest corner of the placed mesh (kept: trimesh re-hashes the mesh to look it up)."""
         return self.mesh.bounds
+
+    @cached_property
+    def closed(self) -> bool:
+        """Whether the mesh is watertight, so that it has an inside."""
+        return bool(self.mesh.is_watertight)
 
 
 class MeshFileError(ValueError):
@@ -127,6 +134,21 @@ class ConvexParts:
     bounds: np.ndarray
     piece: np.ndarray
     face_part: tuple[np.ndarray, ...]
+
+    @cached_property
+    def _face_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """`face_part` as one array, and where each piece's faces start in it."""
+        starts = np.cumsum([0] + [len(f) for f in self.face_part])[:-1]
+        return np.concatenate([*self.face_part, np.zeros(0, dtype=np.int64)]), starts.astype(np.int64)
+
+    def part_of(self, mesh: np.ndarray, face: np.ndarray) -> np.ndarray:
+        """The part holding face `face` of chosen piece `mesh` (arrays; -1 where `mesh` is -1 or the face is of no
+        part)."""
+        table, starts = self._face_table
+        hit = mesh >= 0
+        part = np.full(len(mesh), -1, dtype=np.int64)
+        part[hit] = table[starts[mesh[hit]] + face[hit]]
+        return part
 
 
 def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:

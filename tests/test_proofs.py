@@ -1,6 +1,7 @@
-"""The cheap proofs of "hidden" that spare rays (blockers.hiding_parts, blockers.blind) are sound, and the
-face-level ray query they use agrees between back-ends (RULES.md LoF 2: sight needs a clear segment; a proof must
-never hide a pair or an eye that sees something)."""
+"""The cheap proofs of "hidden" that spare rays (blockers.hiding_parts for pairs, sight.screen for eyes, patches and
+coarse segments) are sound, and the face-level ray query the search learns its candidates from agrees between
+back-ends (RULES.md LoF 2: sight needs a clear segment; a proof must never hide a pair, an eye or a segment that
+sees something)."""
 
 from __future__ import annotations
 
@@ -10,42 +11,65 @@ import numpy as np
 import trimesh
 from hypothesis import given, settings
 
-from lofkit.blockers import Segments, blind, blocked, hiding_parts, prisms
-from lofkit.lattice import END_TRIM, Lattice, dense_eyes, template_axis, template_points, to_world
+from lofkit.blockers import Segments, blocked, hiding_parts, prisms
+from lofkit.lattice import END_TRIM, Lattice, dense_eyes, template_axis, template_points
 from lofkit.raycast import EmbreeRays, NumpyRays
-from lofkit.sight import seen_pairs, sight_brute_force
+from lofkit.sight import (
+    COARSE_STRIDES,
+    _eye_rows,
+    _in_patches,
+    _Rows,
+    screen,
+    seen_pairs,
+    sight_brute_force,
+)
 from tests.helpers import build_world, trooper
 from tests.test_lof_properties import SETTINGS, layouts, scene
 
 
-def _towards(v, s: int, t: int) -> np.ndarray:
-    towards = v.centre[t] - v.centre[s]
-    return towards / np.linalg.norm(towards)
-
-
-def _blind_rows(world, s: int, t: int) -> tuple[np.ndarray, np.ndarray]:
-    """Shooter s's dense eyes towards t, and which of them `blind` proves blind to t's template (its corners)."""
+def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
+    """`screen` of `rows` at the first coarse stride, with every convex part of the world as every row's candidate
+    (by default): (lattice, axis, hidden, proved patches, blocked, segments to cast)."""
     v = world.troopers
-    eyes = to_world(dense_eyes(float(v.radius[s]), float(v.height[s])), v.centre[s], v.z[s], _towards(v, s, t))
-    lattice = Lattice(2 * float(v.radius[t]), float(v.height[t]))
-    centres = np.broadcast_to(v.centre[t], (len(eyes), 2))
-    axis = template_axis(eyes, centres, np.broadcast_to(_towards(v, s, t), (len(eyes), 2)))
-    corners = template_points(lattice, axis, centres, np.full(len(eyes), v.z[t]), np.array([0, lattice.cells[0]]),
-                              np.array([0, lattice.cells[1]]))
-    return eyes, blind(world, eyes[:, None, :], corners.reshape(-1, 4, 3), END_TRIM)
+    target = int(rows.target[0])
+    lattice = Lattice(2 * float(v.radius[target]), float(v.height[target]))
+    towards = v.centre[rows.target] - v.centre[rows.shooter]
+    axis = template_axis(rows.eye, v.centre[rows.target], towards / np.linalg.norm(towards, axis=1, keepdims=True))
+    cw, ch = lattice.cells
+    cols, lines = np.arange(0, cw + 1, COARSE_STRIDES[0]), np.arange(0, ch + 1, COARSE_STRIDES[0])
+    if candidates is None:
+        candidates = np.arange(len(world.convex_parts.piece))
+    candidates = np.broadcast_to(candidates, (len(rows.pair), len(candidates)))
+    return (lattice, axis, *screen(world, lattice, rows, axis, cols, lines, candidates))
 
 
-def _every_segment_blocked(world, eyes: np.ndarray, s: int, t: int) -> bool:
-    """Segments from each eye to every lattice point of t's template facing it are all obstructed."""
+def _dense_rows(world, s: int, t: int) -> _Rows:
+    """Shooter s's dense eyes, looking at t."""
+    return _eye_rows(world, np.array([[s, t]]), np.array([0]), True, dense_eyes)
+
+
+def _blocked_points(world, rows: _Rows, axis: np.ndarray, lattice: Lattice, cols, lines) -> np.ndarray:
+    """Embree's answer for the segments from each row's eye to its lattice points cols x lines: (n, c, r)."""
     v = world.troopers
-    lattice = Lattice(2 * float(v.radius[t]), float(v.height[t]))
-    centres = np.broadcast_to(v.centre[t], (len(eyes), 2))
-    axis = template_axis(eyes, centres, np.broadcast_to(_towards(v, s, t), (len(eyes), 2)))
-    cols, rows = np.arange(lattice.cells[0] + 1), np.arange(lattice.cells[1] + 1)
-    points = template_points(lattice, axis, centres, np.full(len(eyes), v.z[t]), cols, rows)
-    starts = np.repeat(eyes, points.shape[1] * points.shape[2], axis=0)
+    points = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], cols, lines)
+    starts = np.repeat(rows.eye, points.shape[1] * points.shape[2], axis=0)
     segments = Segments.between(starts, points.reshape(-1, 3))
-    return bool(blocked(world, segments, np.zeros((len(starts), 0), dtype=int)).all())
+    return blocked(world, segments, np.zeros((len(starts), 0), dtype=int)).reshape(points.shape[:3])
+
+
+def _check_screen(world, rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
+    """`screen`'s claims for rows, checked by Embree at every lattice point: a hidden eye sees none, a proved patch
+    none of its points, a blocked coarse segment is blocked; the segments left to cast are the others. Returns
+    (hidden, blocked)."""
+    lattice, axis, hidden, proved, blocked_coarse, segments = _screened(world, rows)
+    cw, ch = lattice.cells
+    every = _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1))
+    assert every[hidden].all()
+    assert every[_in_patches(lattice, proved, np.arange(cw + 1), np.arange(ch + 1))].all()
+    coarse = every[:, :: COARSE_STRIDES[0], :: COARSE_STRIDES[0]]
+    assert coarse[blocked_coarse].all()
+    assert len(segments.lengths) == (~blocked_coarse[~hidden]).sum()
+    return hidden, blocked_coarse
 
 
 def test_a_wall_blinds_the_eyes_behind_it_but_not_those_looking_over_it():
@@ -55,21 +79,20 @@ def test_a_wall_blinds_the_eyes_behind_it_but_not_those_looking_over_it():
             [trooper("a", 300, 100, silhouette=5), trooper("b", 300, 500, silhouette=5)],
             [{"id": "wall", "wall": {"from": [100, 300], "to": [500, 300], "thickness": 10, "height": height}}],
         )
-        eyes, blind = _blind_rows(world, 0, 1)
-        assert blind.all() == all_blind
-        assert blind.any()  # the low eyes are behind the wall either way
-        assert _every_segment_blocked(world, eyes[blind], 0, 1)
+        hidden, blocked_coarse = _check_screen(world, _dense_rows(world, 0, 1))
+        assert hidden.all() == all_blind
+        assert hidden.any()  # the low eyes are behind the wall either way
+        if not all_blind:  # the eyes above the wall: the wall blocks their segments to the template's bottom only
+            assert blocked_coarse[~hidden].any() and not blocked_coarse[~hidden].all()
 
 
 @settings(max_examples=8, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
-def test_eyes_proved_blind_see_no_lattice_point(layout):
-    """Every segment from an eye `blind` proves blind to every lattice point of the target is obstructed."""
+def test_what_the_screen_proves_is_blocked(layout):
+    """Eyes, patches and coarse segments `screen` proves blocked are blocked at every lattice point (Embree)."""
     world = scene(layout)
     for s, t in itertools.permutations(range(len(world.troopers)), 2):
-        eyes, blind = _blind_rows(world, s, t)
-        if blind.any():
-            assert _every_segment_blocked(world, eyes[blind][::7], s, t)
+        _check_screen(world, _dense_rows(world, s, t).take(slice(None, None, 5)))
 
 
 def _crosses(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -134,13 +157,13 @@ def test_first_face_agrees_between_embree_and_numpy():
 
 
 def test_a_proof_needs_room_for_the_trimmed_ends():
-    """With a margin, a part touching the eye's end of the segments proves nothing: trimmed segments could miss it."""
+    """A part closer to the eye than the segments' end trim proves nothing: trimmed segments could miss it."""
     world = build_world([trooper("a", 300, 100), trooper("b", 300, 500)],
                         [{"id": "wall", "wall": {"from": [100, 300], "to": [500, 300], "thickness": 10, "height": 80}}])
-    eye = np.array([[[300.0, 290.0, 20.0]]])  # 5 mm in front of the wall's face (it spans 295 < y < 305)
-    patch = np.array([[[290.0, 500.0, 5.0], [310.0, 500.0, 5.0], [310.0, 500.0, 35.0], [290.0, 500.0, 35.0]]])
-    assert blind(world, eye, patch, margin=1.0)[0]
-    assert not blind(world, eye, patch, margin=6.0)[0]
+    for gap, proved in ((5.0, True), (END_TRIM / 2, False)):  # the wall's face is at y = 295
+        rows = _Rows(np.array([0]), np.array([0]), np.array([1]), np.array([[300.0, 295.0 - gap, 20.0]]),
+                     np.array([False]))
+        assert _screened(world, rows)[2][0] == proved
 
 
 def test_prisms_contain_their_volumes():
