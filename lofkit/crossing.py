@@ -83,6 +83,65 @@ def all_cross(starts, ends, rows, which, normals, offsets, faces, out) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
+def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
+    """Fill `hull` (12, 3) with points whose convex hull holds every template that one of `eyes` (e, 3) looks at:
+    `half_width` either side of the vertical axis through `centre` (2,), from height `low` to `high`, turned to
+    face the eye (`lattice.template_axis`). Templates turn about that axis, so their side edges sweep arcs: the
+    hull of the arcs' ends and of the crossing of their end tangents holds them. False (and no hull) when the eyes
+    lie around the axis by more than a quarter turn, or one stands on it."""
+    first = math.atan2(eyes[0, 1] - centre[1], eyes[0, 0] - centre[0])
+    least, most = 0.0, 0.0
+    for i in range(eyes.shape[0]):
+        dx, dy = eyes[i, 0] - centre[0], eyes[i, 1] - centre[1]
+        if dx * dx + dy * dy < 1e-12:
+            return False
+        turn = math.atan2(dy, dx) - first
+        turn -= 2 * math.pi * math.floor((turn + math.pi) / (2 * math.pi))  # into [-pi, pi)
+        least, most = min(least, turn), max(most, turn)
+    if most - least > math.pi / 2:
+        return False
+    k = 0
+    for angle, reach in ((first + least, half_width), (first + most, half_width),
+                         (first + (least + most) / 2, half_width / math.cos((most - least) / 2))):
+        for side in (-1.0, 1.0):  # the template's axis is a quarter turn from the direction of the eye
+            for level in (low, high):
+                hull[k, 0] = centre[0] - side * reach * math.sin(angle)
+                hull[k, 1] = centre[1] + side * reach * math.cos(angle)
+                hull[k, 2] = level
+                k += 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
+                 offsets, faces, trim, out) -> None:
+    """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's
+    frame as `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are
+    hidden from every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`,
+    `highs`, `half_widths`) by one of r's `candidates` (n, k): the lemma of `blockers.covering_parts`, with one plane
+    of the part keeping the eyes, and one the hull, farther than `trim` outside it (the segments' end trim)."""
+    eyes = np.empty((local.shape[1], 3))
+    hull = np.empty((12, 3))
+    for r in range(out.shape[0]):
+        for t in range(local.shape[0]):
+            out[r, t] = False
+            tile = eyes[: counts[t]]
+            for i in range(counts[t]):
+                tile[i, 0] = centres[r, 0] + local[t, i, 0] * towards[r, 0] - local[t, i, 1] * towards[r, 1]
+                tile[i, 1] = centres[r, 1] + local[t, i, 0] * towards[r, 1] + local[t, i, 1] * towards[r, 0]
+                tile[i, 2] = z[r] + max(local[t, i, 2], trim)
+            if not templates_hull(tile, target_centres[r], lows[r], highs[r], half_widths[r], hull):
+                continue
+            for k in range(candidates.shape[1]):
+                p = candidates[r, k]
+                if (p >= 0 and _room(tile, normals[p], offsets[p], faces[p], trim)
+                        and _room(hull, normals[p], offsets[p], faces[p], trim)
+                        and _covers(tile, hull, normals[p], offsets[p], faces[p])):
+                    out[r, t] = True
+                    break
+
+
+@numba.njit(cache=True, nogil=True)
 def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) -> None:
     """Lattice point (col, line) of a template, as `lattice.template_points` places it."""
     across = -half_width + col * pitch[0]

@@ -28,6 +28,8 @@ PITCH = 0.35
 """Largest spacing of the template lattice, mm."""
 EYE_SPACING = 2.5
 """Spacing of the dense eye points over the volume, mm."""
+TILE = 3
+"""Neighbouring dense eyes per side of a tile (see `dense_tiles`)."""
 END_TRIM = 0.01
 """Segments stop this far (mm) short of their eye and their template point, and the lowest eyes and lattice points
 stand this far above the base's underside, so the surface a base rests on never counts as an obstruction while a
@@ -129,17 +131,42 @@ def other_key_eyes(radius: float, height: float) -> np.ndarray:
 @lru_cache(maxsize=64)
 def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np.ndarray:
     """Eye points every `spacing` mm over the front half of a volume (shooter's frame, as `key_eyes`): (k, 3)."""
+    return _dense(radius, height, spacing)[0]
+
+
+@lru_cache(maxsize=64)
+def dense_tiles(radius: float, height: float, spacing: float = EYE_SPACING) -> tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray]:
+    """`dense_eyes` in tiles, so that a proof can cover a tile at once: neighbours `TILE` x `TILE` apart on the side
+    (by arc and level) or on the top (by steps across and along) share one. Returns the tile of each eye (k,),
+    the eyes of each tile (t, e, 3; a tile with fewer than e repeats its first) and how many each has (t,)."""
+    eyes, tile = _dense(radius, height, spacing)
+    order = np.argsort(tile, kind="stable")
+    counts = np.bincount(tile)
+    slot = np.empty(len(tile), dtype=np.int64)
+    slot[order] = np.arange(len(tile)) - np.repeat(np.cumsum(counts) - counts, counts)
+    grouped = np.repeat(eyes[order[np.cumsum(counts) - counts]][:, None], counts.max(), axis=1)
+    grouped[tile, slot] = eyes
+    return tile, grouped, counts
+
+
+@lru_cache(maxsize=64)
+def _dense(radius: float, height: float, spacing: float) -> tuple[np.ndarray, np.ndarray]:
     arcs = int(np.ceil(np.pi * radius / spacing)) + 1
     levels = int(np.ceil(height / spacing)) + 1
     angle = np.linspace(-np.pi / 2, np.pi / 2, arcs)
     up = np.linspace(0.0, height, levels)
     a, z = np.meshgrid(angle, up, indexing="ij")
     side = np.stack([radius * np.cos(a).ravel(), radius * np.sin(a).ravel(), z.ravel()], axis=-1)
+    arc, level = np.meshgrid(np.arange(arcs), np.arange(levels), indexing="ij")
+    side_tiles = (arc.ravel() // TILE) * levels + level.ravel() // TILE
     steps = np.arange(-radius, radius + spacing / 2, spacing)
-    x, y = (v.ravel() for v in np.meshgrid(steps[steps >= 0], steps))
+    along, across = (v.ravel() for v in np.meshgrid(np.arange(np.sum(steps >= 0)), np.arange(len(steps))))
+    x, y = steps[steps >= 0][along], steps[across]
     inside = np.hypot(x, y) < radius  # the rim is on the side surface already
     top = np.stack([x[inside], y[inside], np.full(inside.sum(), height)], axis=-1)
-    return np.vstack([side, top])
+    top_tiles = arcs * levels + (along[inside] // TILE) * len(steps) + across[inside] // TILE
+    return np.vstack([side, top]), np.unique(np.concatenate([side_tiles, top_tiles]), return_inverse=True)[1]
 
 
 def to_world(local: np.ndarray, centre: np.ndarray, z, towards: np.ndarray) -> np.ndarray:

@@ -34,11 +34,12 @@ from .blockers import (
     hiding_parts,
     inside_zero_visibility,
 )
-from .crossing import clear_blocks, screen_eyes
+from .crossing import clear_blocks, hidden_tiles, screen_eyes
 from .lattice import (
     END_TRIM,
     Lattice,
     dense_eyes,
+    dense_tiles,
     key_eyes,
     lead_eye,
     other_key_eyes,
@@ -155,8 +156,11 @@ def _towards(volumes, shooters, targets) -> np.ndarray:
     return np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
 
 
-def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable) -> _Rows:
-    """Eyes from `pattern(radius, height)` in the shooter of each pair, ranked so that row order is eye order."""
+def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable,
+              candidates: np.ndarray | None = None) -> _Rows:
+    """Eyes from `pattern(radius, height)` in the shooter of each pair, ranked so that row order is eye order.
+    With `candidates` (convex parts per pair, (n, k)), dense eyes come in tiles (`lattice.dense_tiles`), and the
+    tiles one of their pair's candidates hides from the target (`crossing.hidden_tiles`) are left out."""
     v = world.troopers
     shooters = pairs[pair_ids, 0] if forward else pairs[pair_ids, 1]
     targets = pairs[pair_ids, 1] if forward else pairs[pair_ids, 0]
@@ -166,14 +170,32 @@ def _eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pat
     for radius, height in np.unique(sizes, axis=0).tolist():
         same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
         local = pattern(radius, height)
+        keep = np.ones((len(same), len(local)), dtype=bool)
+        if candidates is not None and pattern is dense_eyes and len(world.convex_parts.piece):
+            tile, grouped, counts = dense_tiles(radius, height)
+            keep = ~_hidden_tiles(world, grouped, counts, same, shooters, targets, towards, candidates)[:, tile]
         placed = to_world(local, v.centre[shooters[same]], v.z[shooters[same]], towards[same])  # (n, k, 3)
-        owners.append(np.repeat(same, len(local)))
-        ranks.append(np.tile(np.arange(len(local)), len(same)))
-        eyes.append(placed.reshape(-1, 3))
+        owners.append(np.broadcast_to(same[:, None], keep.shape)[keep])
+        ranks.append(np.broadcast_to(np.arange(len(local)), keep.shape)[keep])
+        eyes.append(placed[keep])
     order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
     eyes = np.concatenate(eyes)[order]
     return _Rows(pair_ids[owner], shooters[owner], targets[owner], eyes, inside_zero_visibility(world, eyes))
+
+
+def _hidden_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarray, shooters: np.ndarray,
+                  targets: np.ndarray, towards: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """For shooters `same` (indices into `shooters`, `targets`, `towards`, `candidates`) of one size, which tiles
+    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides: (len(same), tiles)."""
+    v = world.troopers
+    parts = world.convex_parts
+    shooter, target = shooters[same], targets[same]
+    hidden = np.zeros((len(same), len(counts)), dtype=bool)
+    hidden_tiles(grouped, counts, v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
+                 v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target],
+                 np.ascontiguousarray(candidates[same]), parts.normals, parts.offsets, parts.faces, END_TRIM, hidden)
+    return hidden
 
 
 def _clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
@@ -447,7 +469,8 @@ def _searched(world, pairs: np.ndarray, progress: Callable[[int], None] | None) 
         for forward in (True, False):
             open_ids = search.open_pairs(open_ids)
             if len(open_ids):
-                search.look(_eye_rows(world, pairs, open_ids, forward, pattern), centre_first=pattern is lead_eye)
+                rows = _eye_rows(world, pairs, open_ids, forward, pattern, search.learned[2 * open_ids + (not forward)])
+                search.look(rows, centre_first=pattern is lead_eye)
     return search, proofs
 
 

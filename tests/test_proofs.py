@@ -10,15 +10,19 @@ import itertools
 import numpy as np
 import trimesh
 from hypothesis import given, settings
+from scipy.spatial import Delaunay
 
 from lofkit.blockers import Segments, blocked, hiding_parts, prisms
-from lofkit.lattice import END_TRIM, Lattice, dense_eyes, template_axis, template_points
+from lofkit.crossing import templates_hull
+from lofkit.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, template_axis, template_points, to_world
 from lofkit.raycast import EmbreeRays, NumpyRays
 from lofkit.sight import (
     COARSE_STRIDES,
     _eye_rows,
     _in_patches,
+    _hidden_tiles,
     _Rows,
+    _towards,
     screen,
     seen_pairs,
     sight_brute_force,
@@ -93,6 +97,72 @@ def test_what_the_screen_proves_is_blocked(layout):
     world = scene(layout)
     for s, t in itertools.permutations(range(len(world.troopers)), 2):
         _check_screen(world, _dense_rows(world, s, t).take(slice(None, None, 5)))
+
+
+def _eyes_of_hidden_tiles(world, s: int, t: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shooter s's dense eyes towards t, and which of them lie in tiles `_hidden_tiles` proves hidden, with every
+    convex part of the world as the pair's candidates."""
+    v = world.troopers
+    tile, grouped, counts = dense_tiles(float(v.radius[s]), float(v.height[s]))
+    towards = _towards(v, np.array([s]), np.array([t]))
+    candidates = np.arange(len(world.convex_parts.piece))[None]
+    hidden = _hidden_tiles(world, grouped, counts, np.array([0]), np.array([s]), np.array([t]), towards, candidates)
+    eyes = to_world(dense_eyes(float(v.radius[s]), float(v.height[s])), v.centre[s], v.z[s], towards[0])
+    return eyes, hidden[0, tile]
+
+
+def test_a_wall_hides_whole_tiles_of_eyes_but_not_those_looking_over_it():
+    for height, all_hidden in ((60.0, True), (30.0, False)):
+        world = build_world(
+            [trooper("a", 300, 100, silhouette=5), trooper("b", 300, 500, silhouette=5)],
+            [{"id": "wall", "wall": {"from": [100, 300], "to": [500, 300], "thickness": 10, "height": height}}],
+        )
+        eyes, hidden = _eyes_of_hidden_tiles(world, 0, 1)
+        assert hidden.all() == all_hidden and hidden.any()
+        assert eyes[~hidden, 2].min(initial=np.inf) > 14  # tiles of eyes up to 12.5 mm high are all hidden
+
+
+@settings(max_examples=8, **SETTINGS)
+@given(layouts(max_troopers=3, big=False))
+def test_eyes_of_hidden_tiles_see_no_lattice_point(layout):
+    """Every segment from an eye of a tile `_hidden_tiles` proves hidden to every lattice point of the template it
+    looks at is obstructed (Embree)."""
+    world = scene(layout)
+    v = world.troopers
+    for s, t in itertools.permutations(range(len(v)), 2):
+        eyes, hidden = _eyes_of_hidden_tiles(world, s, t)
+        eyes = eyes[hidden][::5]
+        if len(eyes):
+            rows = _Rows(np.zeros(len(eyes), dtype=int), np.full(len(eyes), s), np.full(len(eyes), t), eyes,
+                         np.zeros(len(eyes), dtype=bool))
+            lattice = Lattice(2 * float(v.radius[t]), float(v.height[t]))
+            axis = template_axis(eyes, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
+            cw, ch = lattice.cells
+            assert _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1)).all()
+
+
+def test_the_templates_hull_holds_every_template_its_eyes_look_at():
+    """Eyes around a target (up to a quarter turn apart, some far, some at base contact): the corners of each
+    eye's template lie in the hull `templates_hull` gives their tile; eyes around it by more get none."""
+    world = build_world([trooper("a", 300, 100, silhouette=5), trooper("b", 300, 300)])
+    v, rng = world.troopers, np.random.default_rng(2)
+    lattice = Lattice(2 * float(v.radius[1]), float(v.height[1]))
+    centre, low, high = v.centre[1], float(v.z[1]) + END_TRIM, float(v.top[1])
+    hull = np.empty((12, 3))
+    for spread, distance in ((0.02, 200.0), (0.5, 40.0), (1.5, 13.0), (1.7, 13.0)):
+        for _ in range(20):
+            angle = rng.uniform(0, spread, 9) + rng.uniform(0, 2 * np.pi)
+            eyes = np.column_stack([centre + distance * np.column_stack([np.cos(angle), np.sin(angle)]),
+                                    rng.uniform(0, 60, 9)])
+            made = templates_hull(eyes, centre, low, high, float(v.radius[1]), hull)
+            assert made == (np.ptp(angle) <= np.pi / 2)
+            if made:
+                axis = template_axis(eyes, np.broadcast_to(centre, (9, 2)), np.zeros((9, 2)))
+                corners = template_points(lattice, axis, np.broadcast_to(centre, (9, 2)), np.full(9, v.z[1]),
+                                          np.array([0, lattice.cells[0]]), np.array([0, lattice.cells[1]]))
+                middle = hull.mean(axis=0)
+                inward = middle + (corners.reshape(-1, 3) - middle) * (1 - 1e-9)  # corners on the hull's faces
+                assert (Delaunay(hull).find_simplex(inward) >= 0).all()
 
 
 def _crosses(starts: np.ndarray, ends: np.ndarray, normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
