@@ -52,7 +52,9 @@ class Heatmap:
     seen: np.ndarray
     """(viewers, cells) sight matrix behind the counts."""
     segments: int
-    """Segments cast to settle it."""
+    """Segments cast (Embree) to settle it."""
+    tested: int
+    """Segments settled one by one by compiled tests against convex parts instead of Embree."""
     cell: tuple[float, float]
     """A cell's width and depth, mm (the table divided evenly, so close to the asked size)."""
     viewer_spacing: tuple[float, float]
@@ -88,6 +90,7 @@ class Heatmap:
             "max_count": int(self.counts.max(initial=0)),
             "mean_count": round(float(self.counts[self.counts >= 0].mean()), 3) if self.cells else 0.0,
             "segments": self.segments,
+            "segments_tested": self.tested,
         }
 
 
@@ -102,7 +105,8 @@ def heatmap(world: World, side: str, options: SightOptions = SightOptions(), exe
     table = sight_table(world, viewers, probes, options, executor, report)
     counts = np.where(probes.fits, table.seen.sum(axis=0), -1).reshape(shape)
     cell = (world.scene.table.width / shape[1], world.scene.table.depth / shape[0])
-    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments, cell, spacing)
+    return Heatmap(side, options, counts, centres, probes.z, viewers, table.seen, table.segments, table.tested, cell,
+                   spacing)
 
 
 def _viewers(world: World, side: str, options: SightOptions) -> tuple[Placements, tuple[float, float]]:

@@ -279,7 +279,7 @@ def matrix(scene: str, as_json: bool) -> None:
                TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task(f"sight for {len(world.troopers)} troopers", total=None)
-        result = lof.matrix(world, progress=lambda n: bar.advance(task, n))
+        result = lof.matrix(world, progress=lambda cast, tested=0: bar.advance(task, cast + tested))
     if as_json:
         emit_json(result.to_dict())
         return

@@ -23,12 +23,12 @@ from .errors import LofkitError
 from .measure import base_gap
 from .scene import Scene
 from .silhouettes import SILHOUETTES
-from .sight import glimpse, seen_pairs
+from .sight import Progress, glimpse, seen_pairs
 from .surfaces import rest_height
 from .units import INCH
 from .world import World
 
-VIEWERS_PER_BATCH = 8
+VIEWERS_PER_BATCH = 4
 """Viewers whose sight of every cell is one unit of work for an executor."""
 MAX_SPOTS = 1_000_000
 """Most cells, or viewer spots over a zone, an analysis lays out (a typo like `--cell-size 0.01mm` stops here)."""
@@ -55,9 +55,9 @@ class SightOptions:
         if self.max_range is not None and not self.max_range > 0:
             raise LofkitError("max range must be a positive length")
 
-    def seen(self, world: World, pairs: np.ndarray, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def seen(self, world: World, pairs: np.ndarray, progress: Progress | None = None) -> np.ndarray:
         """Sight for each pair: the exact rule, or with `quick` a glimpse (5 eyes and 8 points each way);
-        `progress` counts the segments cast."""
+        `progress(cast, tested=0)` counts the segments cast, and those settled by compiled tests."""
         return glimpse(world, pairs, progress) if self.quick else seen_pairs(world, pairs, progress)
 
 
@@ -164,10 +164,12 @@ def _terrain_world(scene: Scene) -> World:
 
 @dataclass(frozen=True)
 class SightTable:
-    """Sight from viewers to targets (viewers x targets, bool) and the segments cast to settle it."""
+    """Sight from viewers to targets (viewers x targets, bool), the segments cast (Embree) to settle it and the
+    segments found blocked one by one by compiled tests against convex parts instead (`sight.screen`)."""
 
     seen: np.ndarray
     segments: int
+    tested: int = 0
 
 
 def run_sight_job(job: SightJob) -> SightTable:
@@ -189,31 +191,37 @@ def run_sight_job(job: SightJob) -> SightTable:
                         np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
     volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
     pairs = np.stack([rows, len(v.z) + cols], axis=1)
-    cast: list[int] = []  # segments cast, batch by batch
-    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs, cast.append)
-    return SightTable(result, sum(cast))
+    counted = np.zeros(2, dtype=np.int64)  # segments cast, and settled by compiled tests
+
+    def count(cast: int, tested: int = 0) -> None:
+        counted[:] += (cast, tested)
+
+    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs, count)
+    return SightTable(result, int(counted[0]), int(counted[1]))
 
 
 def sight_table(world: World, viewers: Placements, targets: Placements, options: SightOptions,
                 executor: Executor | None = None, progress: Callable[[int, int], None] | None = None) -> SightTable:
     """Sight from every viewer to every target on `world`'s terrain, in batches of `VIEWERS_PER_BATCH` viewers
-    run by `executor` (in this process, on this World, when None); `progress(done, total)` counts viewers."""
+    that fit run by `executor` (in this process, on this World, when None); `progress(done, total)` counts the
+    viewers that fit (the others see nothing)."""
     scene = _remember(terrain_only(world)).scene
-    batches = [np.arange(len(viewers.z))[k : k + VIEWERS_PER_BATCH]
-               for k in range(0, len(viewers.z), VIEWERS_PER_BATCH)]
+    fitting = np.flatnonzero(viewers.fits)
+    batches = [fitting[k : k + VIEWERS_PER_BATCH] for k in range(0, len(fitting), VIEWERS_PER_BATCH)]
     jobs = [SightJob(scene, _take(viewers, rows), targets, options) for rows in batches]
     seen = np.zeros((len(viewers.z), len(targets.z)), dtype=bool)
-    segments = done = 0
+    segments = tested = done = 0
     if progress:
-        progress(0, len(viewers.z))
+        progress(0, len(fitting))
     outputs = executor.map(run_sight_job, jobs) if executor is not None else map(run_sight_job, jobs)
     for rows, part in zip(batches, outputs):
         seen[rows] = part.seen
         segments += part.segments
+        tested += part.tested
         done += len(rows)
         if progress:
-            progress(done, len(viewers.z))
-    return SightTable(seen, segments)
+            progress(done, len(fitting))
+    return SightTable(seen, segments, tested)
 
 
 def base_distances(a: Placements, b: Placements) -> np.ndarray:

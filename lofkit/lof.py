@@ -7,7 +7,7 @@ neutral troopers, but they are never valid targets for an attack" (LoF 5).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +17,7 @@ from .cover import partial_cover, scenery_in_contact, visibility_mod
 from .errors import LofkitError
 from .measure import base_contact, base_distance, in_arc, in_zoc, may_trace, range_band
 from .results import LofVerdict, MatrixResult
-from .sight import Sight, evidence_segments, sight
+from .sight import Progress, Sight, evidence_segments, sight
 
 
 def _target_problem(volumes, a: int, b: int) -> str | None:
@@ -79,7 +79,7 @@ def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]])
 
 
 def verdicts(
-    world, ordered_pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None
+    world, ordered_pairs: Sequence[tuple[int, int]], progress: Progress | None = None
 ) -> list[LofVerdict]:
     """LoF for each ordered (shooter, target) pair of trooper indices; sight is computed once per unordered pair."""
     pairs = np.asarray(ordered_pairs, dtype=np.int64).reshape(-1, 2)
@@ -96,7 +96,7 @@ def check(world, shooter: str, target: str) -> LofVerdict:
     return verdicts(world, [(v.index(shooter), v.index(target))])[0]
 
 
-def matrix(world, progress: Callable[[int], None] | None = None) -> MatrixResult:
+def matrix(world, progress: Progress | None = None) -> MatrixResult:
     """LoF for every ordered pair of distinct troopers."""
     n = len(world.troopers)
     a, b = np.nonzero(~np.eye(n, dtype=bool))

@@ -13,6 +13,11 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
    block, which `sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block segments that
    start inside them (see `blockers.blocked`).
+Proofs spare most of those segments, all from convex parts of the terrain a pair has `learned` (those that blocked
+its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made a row
+(`_eye_rows`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches of it a
+part hides, and tests each stride-9 segment against the parts before any goes to Embree. Every proof is the
+convexity lemma of `blockers.covering_parts`, so it never hides a clear segment.
 Segments of all pairs go to Embree in large batches; blocks of different template sizes are handled per size.
 """
 
@@ -49,6 +54,8 @@ from .lattice import (
     to_world,
 )
 
+Progress = Callable[..., None]
+"""`progress(cast, tested=0)`: segments a search cast (Embree), and segments it settled by compiled tests instead."""
 BATCH_POINTS = 8_000_000
 """Lattice points held at once (rows x lattice size) in a pass."""
 COARSE_STRIDES = (9, 3)
@@ -248,10 +255,10 @@ def _parts(world, candidates: np.ndarray) -> tuple:
 class _Search:
     """The state of one sight search over many pairs."""
 
-    def __init__(self, world, pairs: np.ndarray, progress: Callable[[int], None] | None = None):
+    def __init__(self, world, pairs: np.ndarray, progress: Progress | None = None):
         self.world = world
         self.pairs = pairs
-        self.progress = progress or (lambda n: None)
+        self.progress = progress or (lambda cast, tested=0: None)
         v = world.troopers
         can_block = bool((~v.marker & ~v.moving).any())
         near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()] if can_block else []
@@ -397,8 +404,13 @@ class _Search:
 
     def _screen(self, lattice: Lattice, rows: _Rows, axis: np.ndarray, cols: np.ndarray,
                 lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Segments]:
-        """`screen` with the convex parts each row's pair and direction has `learned` as candidates."""
-        return screen(self.world, lattice, rows, axis, cols, lines, self.learned[self._side(rows)])
+        """`screen` with the convex parts each row's pair and direction has `learned` as candidates; the segments
+        it finds blocked by them one by one are reported as tested (`progress(0, tested)`)."""
+        hidden, proved, blocked_points, segments = screen(self.world, lattice, rows, axis, cols, lines,
+                                                          self.learned[self._side(rows)])
+        seeing = ~hidden
+        self.progress(0, int(blocked_points[seeing].sum() - _in_patches(lattice, proved[seeing], cols, lines).sum()))
+        return hidden, proved, blocked_points, segments
 
     def _segments_blocked(self, lattice, rows, axis, which, cols, lines, todo=None) -> np.ndarray:
         """Whether the segments from the eyes of rows `which` to their lattice points cols x lines are blocked
@@ -460,7 +472,7 @@ def _unordered(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
     return np.unique(np.sort(pairs, axis=1), axis=0)
 
 
-def _searched(world, pairs: np.ndarray, progress: Callable[[int], None] | None) -> tuple[_Search, dict[int, str]]:
+def _searched(world, pairs: np.ndarray, progress: Progress | None) -> tuple[_Search, dict[int, str]]:
     """The search over unordered `pairs` run to the end: proofs first, then every eye pass each way."""
     search = _Search(world, pairs, progress)
     proofs = _proofs(world, search, pairs)
@@ -475,7 +487,7 @@ def _searched(world, pairs: np.ndarray, progress: Callable[[int], None] | None) 
 
 
 def sight(
-    world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None, evidence: bool = True
+    world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None, evidence: bool = True
 ) -> dict:
     """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}; `evidence=False`
     skips counting the blockers of hidden pairs (callers that only need yes or no)."""
@@ -484,7 +496,7 @@ def sight(
     return _results(world, search, pairs, proofs, evidence)
 
 
-def seen_pairs(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None) -> np.ndarray:
+def seen_pairs(world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None) -> np.ndarray:
     """Whether the troopers of each pair (n, 2) see each other, in pair order, without evidence: `sight` for
     analyses over many pairs."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
@@ -501,7 +513,7 @@ GLIMPSE_POINTS = np.array([[0.0, 0.5], [0.0, 0.85], [0.0, 0.15], [-0.3, 0.5], [0
 height from the middle of its bottom edge."""
 
 
-def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Callable[[int], None] | None = None) -> np.ndarray:
+def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None) -> np.ndarray:
     """A quick estimate of sight for many pairs (the designer's `--quick`): segments from 5 key eyes of each
     volume to 8 points of the other's template, both ways; seen when one segment is clear. It takes one clear
     segment for a 3 x 3 mm patch and looks at 8 points instead of every patch, so it can differ from

@@ -395,7 +395,7 @@ def test_cli_heatmap_json_counts_csv_and_picture(tmp_path, run_cli):
     result = run_cli("heatmap", scene, "--zone", "blue", "-o", picture, *CLI_OPTIONS, "--json")
     assert result.exit_code == 0, result.stderr
     d = json.loads(result.stdout)
-    assert {"cells", "exposed_cells", "exposed_share", "counts_file"} <= d.keys()
+    assert {"cells", "exposed_cells", "exposed_share", "counts_file", "segments", "segments_tested"} <= d.keys()
     assert (d["cells"], d["exposed_cells"], d["exposed_share"]) == (36, 18, 0.5)
     counts = np.load(d["counts_file"])
     expected = np.zeros((6, 6), dtype=int)
