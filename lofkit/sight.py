@@ -267,8 +267,8 @@ class _Search:
         for k, n in enumerate(near):
             self.cylinders[k, : len(n)] = n
         self.found: dict[int, Witness] = {}
+        # per pair and direction (see `_side`), convex parts that blocked its stride-9 segments, most recent first
         self.learned = np.full((2 * len(pairs), LEARNED_PARTS), -1, dtype=np.int64)
-        """Per pair and direction (see `_side`), convex parts that blocked its stride-9 segments, most recent first."""
         self.done = np.zeros(len(pairs), dtype=bool)
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
