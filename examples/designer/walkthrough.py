@@ -5,7 +5,7 @@ Run: python examples/designer/walkthrough.py [--quick] [--executor processes|ser
 Writes out/designer/: heatmap-blue.png, heatmap-red.png (with counts-<zone>.npy), lanes.png and scorecard.json.
 
 Cells are 2" and viewers stand every 4" over each zone (the CLI's defaults, 1" and 2", cost 16 times as much).
-Measured on the 2-core development machine with the default process pool: the exact search takes about 35 s;
+Measured on the 2-core development machine with the default process pool: the exact search takes about 15 s;
 `--quick` (a glimpse from a few key eyes) takes seconds, and may differ from the exact answer where a view is
 partly blocked. The scorecard and heatmaps alone, from the shell:
 `lofkit analyze examples/tables/table-a.yaml --cell-size 2in --viewer-spacing 4in -o out/designer`.
