@@ -36,10 +36,8 @@ def _room(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _inside_span(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray,
-                 planes: int) -> tuple[float, float]:
-    """The share (enter, leave) of the segment from `start` to `end` inside {x: normals @ x <= offsets}; empty
-    when leave <= enter."""
+def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int) -> bool:
+    """Whether the segment from `start` to `end` runs through the inside of {x: normals @ x <= offsets}."""
     enter, leave = 0.0, 1.0
     for f in range(planes):
         at_start = normals[f, 0] * start[0] + normals[f, 1] * start[1] + normals[f, 2] * start[2]
@@ -50,14 +48,7 @@ def _inside_span(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offset
         elif rate > PARALLEL:
             leave = min(leave, gap / rate)
         elif gap <= 0:
-            return 0.0, 0.0
-    return enter, leave
-
-
-@numba.njit(cache=True, nogil=True)
-def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int) -> bool:
-    """Whether the segment from `start` to `end` runs through the inside of {x: normals @ x <= offsets}."""
-    enter, leave = _inside_span(start, end, normals, offsets, planes)
+            return False
     length = math.sqrt((end[0] - start[0]) ** 2 + (end[1] - start[1]) ** 2 + (end[2] - start[2]) ** 2)
     return (leave - enter) * length > INSIDE
 

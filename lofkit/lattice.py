@@ -137,9 +137,9 @@ def dense_eyes(radius: float, height: float, spacing: float = EYE_SPACING) -> np
 @lru_cache(maxsize=64)
 def dense_tiles(radius: float, height: float, spacing: float = EYE_SPACING) -> tuple[np.ndarray, np.ndarray,
                                                                                    np.ndarray]:
-    """`dense_eyes` in tiles, so that a proof can cover a tile at once: neighbours `TILE` x `TILE` apart on the side
-    (by arc and level) or on the top (by steps across and along) share one. Returns the tile of each eye (k,),
-    the eyes of each tile (t, e, 3; a tile with fewer than e repeats its first) and how many each has (t,)."""
+    """`dense_eyes` in tiles, so that a proof can cover a tile at once: `TILE` x `TILE` neighbours on the side (by
+    arc and level) or on the top (by steps across and along) share one. Returns the tile of each eye (k,), the eyes
+    of each tile (t, e, 3; a tile with fewer than e repeats its first) and how many each has (t,)."""
     eyes, tile = _dense(radius, height, spacing)
     order = np.argsort(tile, kind="stable")
     counts = np.bincount(tile)
