@@ -42,8 +42,8 @@ def sight_options(function):
                      help="Spacing of the viewer grid over the zone (bare number: inches)."),
         click.option("--max-range", default=None, help="Ignore sight longer than this, base to base (e.g. 24in)."),
         click.option("--quick", is_flag=True, help="A glimpse (5 eyes to 8 points of the other's template each way, "
-                     "one clear segment is sight) instead of the 3 x 3 mm search: seconds, not minutes; a few "
-                     "cells differ."),
+                     "one clear segment is sight) instead of the 3 x 3 mm search: about ten times faster; a "
+                     "few cells differ."),
         click.option("--executor", default="processes", show_default=True, help=EXECUTOR_HELP + "."),
     ]
     for option in reversed(options):
