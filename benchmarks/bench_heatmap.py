@@ -29,7 +29,9 @@ import numpy as np
 from lofkit import World, load_scene
 from lofkit.analysis import heatmap
 from lofkit.executors import open_executor
-from lofkit.exposure import SightOptions, cylinders, terrain_only
+from lofkit.deployment import cylinders
+from lofkit.exposure import SightOptions
+from lofkit.layout import terrain_only
 from lofkit.sight import sight_brute_force
 
 TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"

@@ -1,6 +1,7 @@
 """Designer's questions about a layout, as frozen results: exposure heatmaps, firing lanes and scorecards.
 
-A query layer over `exposure` (what is placed where, and sight between placements): no printing, no pictures.
+A query layer over `layout` (what is placed where) and `exposure` (sight between placements): no printing, no
+pictures.
 """
 
 from __future__ import annotations
@@ -15,16 +16,8 @@ import shapely.affinity
 
 from .deployment import footprint
 from .errors import LofkitError
-from .exposure import (
-    Placements,
-    SightOptions,
-    base_distances,
-    cell_centres,
-    place,
-    sight_table,
-    terrain_only,
-    zone_points,
-)
+from .exposure import SightOptions, sight_table
+from .layout import Placements, base_distances, cell_centres, place, terrain_only, zone_points
 from .units import to_inches
 from .world import World
 

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 
 from .analysis import Heatmap, Lanes  # noqa: E402
 from .errors import LofkitError  # noqa: E402
-from .exposure import terrain_only  # noqa: E402
+from .layout import terrain_only  # noqa: E402
 from .render import build_plotter, top_view_pixel  # noqa: E402
 
 TOP_SIZE = (1000, 1000)
