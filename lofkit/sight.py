@@ -522,6 +522,7 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None =
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     v = world.troopers
     seen = np.zeros(len(pairs), dtype=bool)
+    sizes, size_of = np.unique(np.stack([v.radius, v.height], axis=1), axis=0, return_inverse=True)
     for forward in (True, False):
         for eye in GLIMPSE_EYES:
             rows = np.flatnonzero(~seen)
@@ -530,10 +531,9 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None =
             shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
             towards = _towards(v, shooter, target)
             eyes = np.empty((len(rows), 3))
-            sizes = np.stack([v.radius[shooter], v.height[shooter]], axis=1)
-            for radius, height in np.unique(sizes, axis=0).tolist():  # one eye pattern per volume size
-                same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
-                local = key_eyes(radius, height)[eye : eye + 1]
+            for size in np.unique(size_of[shooter]).tolist():  # one eye pattern per volume size
+                same = np.flatnonzero(size_of[shooter] == size)
+                local = key_eyes(*sizes[size].tolist())[eye : eye + 1]
                 eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
             axis = template_axis(eyes, v.centre[target], towards)
             across = GLIMPSE_POINTS[None, :, 0] * 2 * v.radius[target][:, None]
@@ -541,7 +541,9 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None =
             points = np.concatenate([v.centre[target][:, None] + across[..., None] * axis[:, None],
                                      up[..., None]], axis=-1)
             starts = np.repeat(eyes, len(GLIMPSE_POINTS), axis=0)
-            hit = blocked(world, Segments.between(starts, points.reshape(-1, 3)), np.zeros((len(starts), 0), int))
+            in_smoke = np.repeat(inside_zero_visibility(world, eyes), len(GLIMPSE_POINTS))
+            hit = blocked(world, Segments.between(starts, points.reshape(-1, 3)), np.zeros((len(starts), 0), int),
+                          in_smoke)
             if progress:
                 progress(len(starts))
             seen[rows] |= ~hit.reshape(len(rows), -1).all(axis=1)
