@@ -233,12 +233,18 @@ class Scorecard:
         }
 
 
-def scorecard(world: World, name: str, options: SightOptions = SightOptions(), executor: Executor | None = None,
-              progress: Progress | None = None) -> Scorecard:
-    """Every metric of one layout; heatmaps for each deployment zone, lanes between the first two."""
+def scored_sides(world: World, name: str) -> list[str]:
+    """The sides a scorecard of layout `name` covers: each deployment zone's, in scene order; none is bad input."""
     sides = list(dict.fromkeys(z.side for z in world.scene.deployment_zones))
     if not sides:
         raise LofkitError(f"{name}: the scene has no deployment_zones; a scorecard needs at least one")
+    return sides
+
+
+def scorecard(world: World, name: str, options: SightOptions = SightOptions(), executor: Executor | None = None,
+              progress: Progress | None = None) -> Scorecard:
+    """Every metric of one layout; heatmaps for each deployment zone, lanes between the first two."""
+    sides = scored_sides(world, name)
     maps = tuple(heatmap(world, side, options, executor, progress) for side in sides)
     between = None
     if len(sides) >= 2:  # the heatmaps' viewers are the lanes' spots: placed once

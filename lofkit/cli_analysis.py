@@ -167,8 +167,7 @@ def _scorecards(scenes, options, executor, quiet) -> list[tuple[str, object, ana
     """Every layout's scorecard; all scenes are read and checked before the long work starts."""
     worlds = [load_world(scene, quiet=quiet) for scene in scenes]
     for scene, world in zip(scenes, worlds):
-        if not world.scene.deployment_zones:
-            raise LofkitError(f"{scene}: the scene has no deployment_zones; a scorecard needs at least one")
+        analysis.scored_sides(world, scene)
     found = []
     with open_executor(executor) as pool, _progress() as progress:
         for scene, world in zip(scenes, worlds):

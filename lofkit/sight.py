@@ -476,7 +476,7 @@ def _searched(world, pairs: np.ndarray, progress: Progress | None) -> tuple[_Sea
     """The search over unordered `pairs` run to the end: proofs first, then every eye pass each way."""
     search = _Search(world, pairs, progress)
     proofs = _proofs(world, search, pairs)
-    open_ids = np.array([k for k in range(len(pairs)) if k not in proofs], dtype=np.int64)
+    open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
     for pattern in EYE_PASSES:
         for forward in (True, False):
             open_ids = search.open_pairs(open_ids)
