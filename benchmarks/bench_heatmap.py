@@ -27,12 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from lofkit import World, load_scene
-from lofkit.analysis import heatmap
-from lofkit.executors import open_executor
-from lofkit.deployment import cylinders
-from lofkit.exposure import SightOptions
-from lofkit.layout import terrain_only
-from lofkit.sight import sight_brute_force
+from lofkit.design.scorecard import heatmap
+from lofkit.design.executors import open_executor
+from lofkit.rules.deployment import cylinders
+from lofkit.design.exposure import SightOptions
+from lofkit.design.layout import terrain_only
+from lofkit.sight.search import sight_brute_force
 
 TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"
 

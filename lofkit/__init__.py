@@ -6,20 +6,20 @@
 >>> lofkit.distance(world, "fusilier", "alguacil").to_dict()  # doctest: +SKIP
 """
 
-from .aro import aro
-from .deployment import deploy_check
-from .dispersion import disperse, disperse_all
-from .errors import LofkitError, Problem, SceneError, UnknownTrooperError
-from .loading import load_scene, scene_from_data
-from .lof import check, matrix, verdicts
-from .measure import base_contact, base_distance, in_arc, in_front_arc, in_zoc, range_band
-from .queries import distance, info, zoc
-from .results import DistanceResult, LofVerdict, MatrixResult, SceneInfo, Validation, ZocResult
-from .scene import Scene
-from .schema import scene_schema
-from .units import INCH, parse_length
-from .validation import validate_file
-from .world import Volumes, World
+from lofkit.rules.aro import aro
+from lofkit.rules.deployment import deploy_check
+from lofkit.rules.dispersion import disperse, disperse_all
+from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
+from lofkit.scene.loading import load_scene, scene_from_data
+from lofkit.rules.lof import check, matrix, verdicts
+from lofkit.rules.measure import base_contact, base_distance, in_arc, in_front_arc, in_zoc, range_band
+from lofkit.rules.queries import distance, info, zoc
+from lofkit.rules.results import DistanceResult, LofVerdict, MatrixResult, SceneInfo, Validation, ZocResult
+from lofkit.scene.model import Scene
+from lofkit.scene.schema import scene_schema
+from lofkit.units import INCH, parse_length
+from lofkit.rules.validation import validate_file
+from lofkit.geometry.world import Volumes, World
 
 __all__ = [
     "INCH",

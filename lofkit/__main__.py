@@ -1,3 +1,3 @@
-from .cli import main
+from lofkit.cli import main
 
 main()

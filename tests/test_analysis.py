@@ -20,11 +20,11 @@ import pytest
 from PIL import Image
 
 from lofkit import LofkitError, World, scene_from_data
-from lofkit.analysis import heatmap, lanes, scorecard, symmetry, terrain_density
-from lofkit.executors import open_executor
-from lofkit.exposure import SightOptions
-from lofkit.layout import cell_centres, place, zone_points
-from lofkit.lof import check
+from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
+from lofkit.design.executors import open_executor
+from lofkit.design.exposure import SightOptions
+from lofkit.design.layout import cell_centres, place, zone_points
+from lofkit.rules.lof import check
 from tests.helpers import scene_data, write_scene
 
 WIDTH = 300.0

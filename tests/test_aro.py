@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from lofkit.aro import SPACING, aro, stations
+from lofkit.rules.aro import SPACING, aro, stations
 from tests.helpers import build_world, scene_data, trooper, write_scene
 
 

@@ -120,7 +120,7 @@ def test_a_missing_optional_extra_is_named_with_its_install_command(tmp_path, ru
 
     scene = write_scene(tmp_path, scene_data(deployment_zones=[{"side": "red", "polygon": [[0, 0], [100, 0],
                                                                                           [100, 100], [0, 100]]}]))
-    monkeypatch.delitem(sys.modules, "lofkit.analysis_plots", raising=False)
+    monkeypatch.delitem(sys.modules, "lofkit.viz.plots", raising=False)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     result = run_cli("heatmap", scene, "--zone", "red", "-o", tmp_path / "h.png", "--executor", "serial")
     assert result.exit_code == 2

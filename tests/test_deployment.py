@@ -5,7 +5,7 @@ import math
 import pytest
 
 from lofkit import LofkitError
-from lofkit.deployment import deploy_check
+from lofkit.rules.deployment import deploy_check
 from tests.helpers import build_world, trooper
 
 TABLE = 48 * 25.4  # 1219.2 mm

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lofkit.dice import (
+from lofkit.dice.rolls import (
     CRIT_RANK,
     RollError,
     RollSpec,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from lofkit import LofkitError, UnknownTrooperError
-from lofkit.dispersion import DispersionError, disperse, disperse_all
-from lofkit.surfaces import rest_height
+from lofkit.rules.dispersion import DispersionError, disperse, disperse_all
+from lofkit.geometry.support import rest_height
 from tests.helpers import build_world, trooper
 
 TABLE = 48 * 25.4  # 1219.2 mm; the table centre is (609.6, 609.6)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from lofkit import World, load_scene
-from lofkit.lof import check, matrix
-from lofkit.sight import sight, sight_brute_force
+from lofkit.rules.lof import check, matrix
+from lofkit.sight.search import sight, sight_brute_force
 from tests.helpers import REPO, build_world, trooper
 
 TABLE_WIDE = [0, 1219.2]

@@ -19,8 +19,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lofkit.lof import check, matrix
-from lofkit.sight import sight, sight_brute_force
+from lofkit.rules.lof import check, matrix
+from lofkit.sight.search import sight, sight_brute_force
 from lofkit.units import INCH
 from tests.helpers import build_world
 

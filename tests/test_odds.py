@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from lofkit.dice import RollError, RollSpec, f2f_distribution
-from lofkit.odds import band_mod, duel_odds, parse_duel
+from lofkit.dice.rolls import RollError, RollSpec, f2f_distribution
+from lofkit.dice.odds import band_mod, duel_odds, parse_duel
 from tests.helpers import REPO
 
 RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"

@@ -9,9 +9,9 @@ import pytest
 from PIL import Image
 
 from lofkit import SceneError, load_scene, scene_from_data
-from lofkit.cli_imports import parse_table_size
+from lofkit.cli.imports import parse_table_size
 from lofkit.errors import LofkitError
-from lofkit.photo import (
+from lofkit.exchange.photo import (
     find_bases,
     fit_markers,
     map_points,
@@ -304,7 +304,7 @@ def test_a_missing_or_broken_table_image_is_an_error(tmp_path, run_cli):
 
 
 def test_top_view_shows_the_table_image_in_place(tmp_path):
-    from lofkit.render import render, top_view_pixel
+    from lofkit.viz.render import render, top_view_pixel
 
     colours = np.array([[(200, 30, 30), (30, 200, 30), (30, 30, 200), (220, 220, 40)],
                         [(40, 220, 220), (220, 40, 220), (120, 60, 10), (250, 250, 250)],
@@ -337,7 +337,7 @@ def test_the_walkthrough_example_runs(tmp_path):
 
 
 def test_the_stub_keeps_every_proposed_base_on_the_table():
-    from lofkit.photo import FoundBase, scene_stub
+    from lofkit.exchange.photo import FoundBase, scene_stub
 
     bases = [FoundBase((987.56, 12.5), 25.0, 25.3), FoundBase((400.04, 299.97), 40.0, 39.1)]
     stub = scene_stub((1000.03, 320.0), bases)
@@ -348,7 +348,7 @@ def test_the_stub_keeps_every_proposed_base_on_the_table():
 
 def test_the_table_image_is_turned_as_its_exif_orientation_says(tmp_path):
     """A phone picture stored turned, with an EXIF orientation, textures the table as a viewer shows it."""
-    from lofkit.render import table_texture
+    from lofkit.viz.render import table_texture
 
     pixels = np.zeros((2, 3, 3), np.uint8)
     pixels[0, 0] = (255, 0, 0)  # red in the stored picture's first row and column

@@ -12,11 +12,11 @@ import trimesh
 from hypothesis import given, settings
 from scipy.spatial import Delaunay
 
-from lofkit.blockers import Segments, blocked, hiding_parts, prisms
-from lofkit.crossing import templates_hull
-from lofkit.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, template_axis, template_points, to_world
-from lofkit.raycast import EmbreeRays, NumpyRays
-from lofkit.sight import (
+from lofkit.sight.obstruction import Segments, blocked, hiding_parts, prisms
+from lofkit.sight.kernels import templates_hull
+from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, template_axis, template_points, to_world
+from lofkit.ray.backends import EmbreeRays, NumpyRays
+from lofkit.sight.search import (
     COARSE_STRIDES,
     _eye_rows,
     _in_patches,

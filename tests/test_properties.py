@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lofkit import base_distance, in_arc, in_zoc
-from lofkit.measure import ZOC_RADIUS
+from lofkit.rules.measure import ZOC_RADIUS
 from tests.helpers import build_world, trooper
 
 TABLE = {"width": 4000, "depth": 4000}

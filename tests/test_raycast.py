@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import trimesh
 
-from lofkit.raycast import EmbreeRays, NumpyRays
+from lofkit.ray.backends import EmbreeRays, NumpyRays
 
 
 def _random_boxes(rng, count=12) -> list[trimesh.Trimesh]:

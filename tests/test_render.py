@@ -8,9 +8,9 @@ import pytest
 from PIL import Image
 
 from lofkit import World, check, load_scene
-from lofkit.lof import sample_segments
-from lofkit.render import Overlay, render, side_colours, top_view_pixel
-from lofkit.report import write_report
+from lofkit.rules.lof import sample_segments
+from lofkit.viz.render import Overlay, render, side_colours, top_view_pixel
+from lofkit.viz.report import write_report
 from tests.helpers import REPO, build_world, trooper
 
 RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"

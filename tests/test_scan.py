@@ -9,7 +9,7 @@ import pytest
 import trimesh
 
 from lofkit import World, load_scene
-from lofkit.scan import fit_plane, rectangle
+from lofkit.exchange.scan import fit_plane, rectangle
 
 WIDTH, DEPTH = 1200.0, 900.0
 BOXES = [(300, 200, 100, 80, 60), (800, 600, 150, 150, 120), (600, 450, 40, 200, 90)]  # centre x, y, w, d, h (mm)

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from lofkit import World, load_scene, scene_from_data, scene_schema
-from lofkit.schema import scene_schema_json
+from lofkit.scene.schema import scene_schema_json
 from tests.helpers import REPO, scene_data, trooper
 
 FULL = scene_data(

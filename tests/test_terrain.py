@@ -5,7 +5,7 @@ import pytest
 import trimesh
 
 from lofkit import load_scene, scene_from_data
-from lofkit.terrain import placed_mesh
+from lofkit.geometry.terrain import placed_mesh
 from tests.helpers import build_world, scene_data, write_scene
 
 

@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 import lofkit
-from lofkit.analysis import scorecard
-from lofkit.analysis_plots import heatmap_picture, lanes_picture
-from lofkit.executors import open_executor
-from lofkit.exposure import SightOptions
+from lofkit.design.scorecard import scorecard
+from lofkit.viz.plots import heatmap_picture, lanes_picture
+from lofkit.design.executors import open_executor
+from lofkit.design.exposure import SightOptions
 from lofkit.units import INCH
 
 HERE = Path(__file__).resolve().parent

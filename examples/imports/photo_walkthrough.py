@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 import lofkit
-from lofkit.photo import import_photo, map_points, synthetic_photo, table_corners
-from lofkit.render import render
+from lofkit.exchange.photo import import_photo, map_points, synthetic_photo, table_corners
+from lofkit.viz.render import render
 
 INCH = 25.4
 TABLE = (48 * INCH, 48 * INCH)

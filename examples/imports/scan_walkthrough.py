@@ -17,8 +17,8 @@ import numpy as np
 import trimesh
 
 import lofkit
-from lofkit.export import export_table
-from lofkit.scan import import_scan
+from lofkit.exchange.gltf import export_table
+from lofkit.exchange.scan import import_scan
 
 INCH = 25.4
 WIDTH, DEPTH = 48 * INCH, 36 * INCH

@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 
 import lofkit
-from lofkit.export import export_table
-from lofkit.tts import import_tts
+from lofkit.exchange.gltf import export_table
+from lofkit.exchange.tts import import_tts
 
 OUT = Path("out/imports/tts")
 MODELS = OUT / "Mods" / "Models"

@@ -6,7 +6,7 @@ Run: python examples/pictures/matrix_top.py   (writes out/matrix_top.png)
 from pathlib import Path
 
 import lofkit
-from lofkit.render import Overlay, render
+from lofkit.viz.render import Overlay, render
 
 HERE = Path(__file__).resolve().parent
 world = lofkit.World.from_scene(lofkit.load_scene(HERE.parent / "tables" / "table-b.yaml"))

@@ -6,8 +6,8 @@ Run: python examples/pictures/view_eye.py   (writes out/view_eye.png)
 from pathlib import Path
 
 import lofkit
-from lofkit.lof import sample_segments
-from lofkit.render import Overlay, render
+from lofkit.rules.lof import sample_segments
+from lofkit.viz.render import Overlay, render
 
 HERE = Path(__file__).resolve().parent
 world = lofkit.World.from_scene(lofkit.load_scene(HERE.parent / "rulebook_lof.yaml"))

@@ -13,8 +13,8 @@ import numpy as np
 import pyvista as pv
 
 import lofkit
-from lofkit.dispersion import disperse_all
-from lofkit.render import build_plotter
+from lofkit.rules.dispersion import disperse_all
+from lofkit.viz.render import build_plotter
 
 HERE = Path(__file__).resolve().parent
 world = lofkit.World.from_scene(lofkit.load_scene(HERE.parent / "tables" / "table-a.yaml"))

@@ -20,7 +20,7 @@ import yaml
 from shapely import affinity
 
 from lofkit import INCH, validate_file
-from lofkit.silhouettes import volume_size
+from lofkit.scene.silhouettes import volume_size
 
 HERE = Path(__file__).resolve().parent
 MODELS = HERE.parent.parent / "terrain_models"

@@ -1,0 +1,5 @@
+"""The `lofkit` command: flags, messages and printing only; one module per topic."""
+
+from lofkit.cli.commands import cli, main
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,127 @@
+"""Importers and exporters: `import-scan`, `import-tts`, `export`."""
+
+from __future__ import annotations
+
+import click
+from rich.markup import escape
+
+from lofkit.cli.common import emit_json, err, json_option, load_world, out, scene_argument
+from lofkit.errors import LofkitError
+from lofkit.exchange.scan import DEFAULT_PLANE_TOLERANCE, import_scan
+from lofkit.units import parse_length
+
+COMMANDS: list[click.Command] = []
+
+
+def parse_table_size(text: str) -> tuple[float, float]:
+    """'48inx48in' -> (1219.2, 1219.2) mm. A bare number takes the other side's unit ('48x36in'); two bare numbers
+    are an error, since 48x48 could be inches or millimetres."""
+    parts = [p.strip() for p in text.lower().split("x")]
+    if len(parts) != 2 or not all(parts):
+        raise LofkitError(f"--table '{text}': give WIDTHxDEPTH with units, e.g. 48inx48in or 1200mmx900mm")
+    units = [next((u for u in ("mm", "cm", "in", '"') if p.endswith(u)), None) for p in parts]
+    if units == [None, None]:
+        raise LofkitError(f"--table '{text}': give units, e.g. 48inx48in, 48x36in or 1200mmx900mm")
+    unit = units[0] or units[1]
+    try:
+        width, depth = (parse_length(p, unit) for p in parts)
+    except ValueError as exc:
+        raise LofkitError(f"--table '{text}': {exc}") from None
+    if width <= 0 or depth <= 0:
+        raise LofkitError(f"--table '{text}': both sides must be positive")
+    return width, depth
+
+
+table_option = click.option("--table", "table_text", default="48inx48in", show_default=True,
+                            help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, 1200mmx900mm.")
+force_option = click.option("--force", is_flag=True, help="Replace an earlier output.")
+
+
+def warn(source: str, warnings) -> None:
+    """Each warning on stderr, naming the file it is about (the text is the user's: no rich markup in it)."""
+    for warning in warnings:
+        err.print(f"[yellow]warning:[/] {escape(f'{source}: {warning}')}", highlight=False)
+
+
+@click.command("import-scan")
+@click.argument("scan", type=click.Path(dir_okay=False))
+@table_option
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+              help="A new or empty folder for terrain.ply and scene.yaml.")
+@click.option("--scale", type=click.Choice(["auto", "true"]), default="auto", show_default=True,
+              help="auto: fit the table found to --table; true: keep the scan's own units (--scan-units).")
+@click.option("--scan-units", type=click.Choice(["mm", "cm", "in", "m"]),
+              help="Units of the scan with --scale true (default: m for glTF, mm otherwise).")
+@click.option("--turn", type=click.Choice(["0", "90", "180", "270"]), default="0", show_default=True,
+              help="Quarter turns about the table's centre (a scan does not say which edge is the first player's).")
+@click.option("--plane-tolerance", type=float, default=DEFAULT_PLANE_TOLERANCE, show_default=True,
+              help="How far from the table plane still counts as on it, as a share of the scan's size.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random sampling (RANSAC).")
+@force_option
+@json_option
+def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane_tolerance, seed, force, as_json):
+    """Level a 3D scan of a table, find and scale the table, crop it, and write a terrain mesh and a scene."""
+    result = import_scan(scan, parse_table_size(table_text), output, scale=scale, scan_units=scan_units,
+                         turn=int(turn), plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
+    warn(scan, result.warnings)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    w, d = result.table_found_mm
+    out.print(f"levelled by {result.tilt_deg:.2f}°, scaled by {result.scale:.6g}; table found {w:.1f} x {d:.1f} mm "
+              f"({result.inlier_share:.0%} of the surface)", highlight=False)
+    dropped = result.faces_dropped
+    out.print(f"kept {result.faces_kept:,} faces (dropped {dropped['table_top']:,} of the table top, "
+              f"{dropped['outside']:,} outside the table, {dropped['below']:,} below it)", highlight=False)
+    out.print(f"wrote {result.mesh} and {result.scene}", highlight=False)
+
+
+@click.command("import-tts")
+@click.argument("save", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The scene file to write (.yaml).")
+@click.option("--mesh-cache", type=click.Path(file_okay=False),
+              help="TTS's local model cache: the Mods folder or Mods/Models.")
+@table_option
+@click.option("--table-top", type=float, help="Height of the table top in TTS units (default: the lowest object).")
+@force_option
+@json_option
+def import_tts_command(save, output, mesh_cache, table_text, table_top, force, as_json):
+    """Turn a Tabletop Simulator save into a scene: troopers, mesh terrain, and what could not be resolved."""
+    from lofkit.exchange.tts import import_tts
+
+    result = import_tts(save, output, mesh_cache=mesh_cache, table=parse_table_size(table_text),
+                        table_top=table_top, overwrite=force)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    out.print(f"wrote {result.scene}: {len(result.troopers)} troopers, {len(result.terrain)} terrain pieces",
+              highlight=False)
+    for item in result.unresolved:
+        where = f"{item['name'] or '?'} ({item['guid']}): {item['url']}"
+        err.print(f"[yellow]unresolved:[/] {escape(where)} — {escape(item['reason'])}", highlight=False)
+    for item in result.skipped:
+        err.print(escape(f"skipped: {item['name'] or '?'} ({item['guid']}): {item['reason']}"), highlight=False)
+    for assumption in result.assumptions:
+        err.print(escape(f"assumed: {assumption}"), highlight=False)
+
+
+@click.command("export")
+@scene_argument
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The .glb or .gltf to write.")
+@click.option("--include", "include", default="terrain,troopers,table", show_default=True,
+              help="Parts to write: terrain, troopers, table, zones.")
+@force_option
+@json_option
+def export_command(scene, output, include, force, as_json):
+    """Write the placed scene as one glTF (metres, y up) with per-node extras: id, kind, silhouette, side."""
+    from lofkit.exchange.gltf import export_table, parse_parts
+
+    parts = parse_parts(include)
+    result = export_table(load_world(scene, quiet=as_json), output, parts, overwrite=force)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    out.print(f"wrote {result.output}: {len(result.nodes)} nodes ({include})", highlight=False)
+
+
+COMMANDS.extend([import_scan_command, import_tts_command, export_command])

@@ -1,0 +1,1 @@
+"""Layouts for terrain designers: viewer spots and cells, exposure, scorecards, executors."""

@@ -1,0 +1,152 @@
+"""Exposure of a table to a deployment zone: sight from viewers to probes laid out by `layout`, in batches any
+executor can run (for designers).
+
+A cell's count is the number of viewers that have sight of the probe there (RULES.md, LoF: the 3 x 3 mm rule with
+mutual awareness, the same `sight` as `lofkit check`). Only terrain blocks: the scene's troopers are left out, and
+the probe and viewers never block each other. Options are named for what they mean, as in GRASS `r.viewshed`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+
+import numpy as np
+
+from lofkit.rules.deployment import cylinders
+from lofkit.errors import LofkitError
+from lofkit.design.layout import Placements, base_distances, terrain_only
+from lofkit.scene.model import Scene
+from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.sight.search import Progress, glimpse, seen_pairs
+from lofkit.units import INCH
+from lofkit.geometry.world import World
+
+VIEWERS_PER_BATCH = 4
+"""Viewers whose sight of every cell is one unit of work for an executor."""
+
+
+@dataclass(frozen=True)
+class SightOptions:
+    """What is placed and how hard sight is searched: names as a user means them."""
+
+    probe_silhouette: int = 2
+    viewer_silhouette: int = 2
+    cell_size: float = INCH
+    viewer_spacing: float = 2 * INCH
+    max_range: float | None = None
+    quick: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("probe_silhouette", "viewer_silhouette"):
+            if getattr(self, name) not in SILHOUETTES:
+                raise LofkitError(f"{name.replace('_', ' ')} must be one of 1..8, not {getattr(self, name)}")
+        for name in ("cell_size", "viewer_spacing"):
+            if not getattr(self, name) > 0:
+                raise LofkitError(f"{name.replace('_', ' ')} must be a positive length")
+        if self.max_range is not None and not self.max_range > 0:
+            raise LofkitError("max range must be a positive length")
+
+    def seen(self, world: World, pairs: np.ndarray, progress: Progress | None = None) -> np.ndarray:
+        """Sight for each pair: the exact rule, or with `quick` a glimpse (5 eyes and 8 points each way);
+        `progress(cast, tested=0)` counts the segments cast, and those settled by compiled tests."""
+        return glimpse(world, pairs, progress) if self.quick else seen_pairs(world, pairs, progress)
+
+
+@dataclass(frozen=True)
+class SightJob:
+    """One unit of work an executor can run anywhere: sight from viewers to targets on a scene's terrain."""
+
+    scene: Scene
+    viewers: Placements
+    targets: Placements
+    options: SightOptions
+
+
+_WORLDS: dict[str, World] = {}
+_WORLDS_LOCK = threading.Lock()
+
+
+def _key(scene: Scene) -> str:
+    return f"{scene.source}\n{scene.model_dump_json()}"
+
+
+def _remember(world: World) -> World:
+    """Keep a terrain-only World for the jobs of this process."""
+    with _WORLDS_LOCK:
+        _WORLDS.clear()
+        _WORLDS[_key(world.scene)] = world
+    return world
+
+
+def _terrain_world(scene: Scene) -> World:
+    """The terrain-only World of `scene`: the caller's own in its process; built once in a worker process (workers
+    receive the Scene, not the World)."""
+    with _WORLDS_LOCK:
+        world = _WORLDS.get(_key(scene))
+    return world if world is not None else _remember(terrain_only(World.from_scene(scene)))
+
+
+@dataclass(frozen=True)
+class SightTable:
+    """Sight from viewers to targets (viewers x targets, bool), the segments cast (Embree) to settle it and the
+    segments found blocked one by one by compiled tests against convex parts instead (`sight.screen`)."""
+
+    seen: np.ndarray
+    segments: int
+    tested: int = 0
+
+
+def run_sight_job(job: SightJob) -> SightTable:
+    """Sight (viewers, targets); pairs out of range or where a base does not fit are False. Base-to-base distance
+    decides the range (RULES.md: distances run base to base)."""
+    world = _terrain_world(job.scene)
+    if not job.options.quick:
+        world.convex_parts  # noqa: B018 - built once here, so that the copies below share it
+    v, t = job.viewers, job.targets
+    wanted = v.fits[:, None] & t.fits[None, :]
+    if job.options.max_range is not None:
+        wanted &= base_distances(v, t) <= job.options.max_range
+    rows, cols = np.nonzero(wanted)
+    result = np.zeros(wanted.shape, dtype=bool)
+    if len(rows) == 0:
+        return SightTable(result, 0)
+    volumes = cylinders(np.vstack([v.centres, t.centres]), np.concatenate([v.z, t.z]),
+                        np.concatenate([np.full(len(v.z), v.diameter / 2), np.full(len(t.z), t.diameter / 2)]),
+                        np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
+    volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
+    pairs = np.stack([rows, len(v.z) + cols], axis=1)
+    counted = np.zeros(2, dtype=np.int64)  # segments cast, and settled by compiled tests
+
+    def count(cast: int, tested: int = 0) -> None:
+        counted[:] += (cast, tested)
+
+    result[rows, cols] = job.options.seen(world.with_troopers(volumes), pairs, count)
+    return SightTable(result, int(counted[0]), int(counted[1]))
+
+
+def sight_table(world: World, viewers: Placements, targets: Placements, options: SightOptions,
+                executor: Executor | None = None, progress: Callable[[int, int], None] | None = None) -> SightTable:
+    """Sight from every viewer to every target on `world`'s terrain, in batches of `VIEWERS_PER_BATCH` viewers
+    that fit run by `executor` (in this process, on this World, when None); `progress(done, total)` counts the
+    viewers that fit (the others see nothing)."""
+    scene = _remember(terrain_only(world)).scene
+    fitting = np.flatnonzero(viewers.fits)
+    batches = [fitting[k : k + VIEWERS_PER_BATCH] for k in range(0, len(fitting), VIEWERS_PER_BATCH)]
+    jobs = [SightJob(scene, viewers.take(rows), targets, options) for rows in batches]
+    seen = np.zeros((len(viewers.z), len(targets.z)), dtype=bool)
+    segments = tested = done = 0
+    if progress:
+        progress(0, len(fitting))
+    outputs = executor.map(run_sight_job, jobs) if executor is not None else map(run_sight_job, jobs)
+    for rows, part in zip(batches, outputs):
+        seen[rows] = part.seen
+        segments += part.segments
+        tested += part.tested
+        done += len(rows)
+        if progress:
+            progress(done, len(fitting))
+    return SightTable(seen, segments, tested)

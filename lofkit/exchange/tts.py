@@ -1,0 +1,450 @@
+"""`lofkit import-tts`: a Tabletop Simulator save (JSON) becomes a scene.
+
+What is read: every object of `ObjectStates`, recursively through `ContainedObjects`. An object inside a bag is
+on the table only when a bag around it (the nearest first) lists it in its `LuaScript` as a layout line
+`--GUID,x,y,z,rx,ry,rz` (the way community Infinity maps keep terrain in a bag); that line then gives its place,
+and the object keeps its own `scaleX/Y/Z`. Bags themselves and objects left inside bags are reported as skipped.
+
+Frames. TTS (Unity) is left-handed, Y up, X to the right and Z forward (away from the player at -Z), one unit is
+one inch (the wargaming convention), and the table is centred on the origin. Taking scene x = X, y = Z, z = Y swaps
+two axes, which turns Unity's left-handed frame into the scene's right-handed one without mirroring anything:
+seen from above, +X stays to the right and +Z stays away from the first player's edge. So a position becomes
+(posX + W/2, posZ + D/2, posY - table_top) inches. Unity turns an object by +rotY clockwise seen from above
+(Euler(0, 90, 0) takes forward +Z to right +X), so the scene's counter-clockwise rotation is -rotY; the full
+Euler rotation (Unity applies Z, then X, then Y) is converted and must keep the vertical vertical (within 0.5
+degrees): a tipped-over piece is reported, not imported, since scene pieces only turn about z.
+
+Meshes. `CustomMesh.MeshURL` is resolved in the local TTS model cache (`--mesh-cache`: the `Mods` or
+`Mods/Models` folder), where TTS stores a download as `<the URL with every character that is not a letter or
+digit removed>.obj` (the rule the community's backup tools use); an old `cloud-3.steamusercontent.com` URL and its
+newer `steamusercontent-a.akamaihd.net` form name the same file, so both names are tried. A URL not found there is
+reported as unresolved, never guessed. A resolved OBJ is read in inches with Y up (`mesh_units: in`, `up_axis: y`)
+and, as Unity's OBJ import does, with X negated (the OBJ's right-handed coordinates into Unity's left-handed ones;
+assumed of TTS's own loader, and reported): that mirror plus the axis swap is a half turn about the vertical, so the
+piece's rotation is 180 - rotY, its scale (scaleX, scaleZ, scaleY) and its z posY - table_top (the OBJ's origin).
+
+Troopers. An object whose nickname or description shows a silhouette (`S2`, `S 2`, `Sil 2`, `silhouette: 2`) or
+a base (`25mm`, `40 mm`) becomes a trooper at (posX, posZ); its `z` (the base's underside) is the lowest point
+of its cached mesh above the table top, or, with no cached mesh, its pivot's (posY - table_top; reported); its
+facing the direction of the model's +Z (90 degrees at rotY 0: facing = 90 - rotY), its side the word after
+`side:` in the text, else `unknown`. With only a base, the silhouette is assumed from the base (25 mm: S2, 40 mm:
+S3, 55 mm: S4, 70 mm: S8) and the assumption is reported; another base with no silhouette is skipped. `table_top`
+(TTS units) defaults to the lowest point of everything imported: of a cached mesh, or of a pivot.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from lofkit.errors import LofkitError
+from lofkit.exchange.output import write_scene_file
+from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.geometry.terrain import load_mesh_file
+from lofkit.units import INCH
+
+BAGS = ("Bag", "Custom_Model_Bag", "Infinite_Bag", "Custom_Model_Infinite_Bag")
+CONTAINERS = BAGS + ("Deck", "DeckCustom")
+BASE_SILHOUETTE = {25: 2, 40: 3, 55: 4, 70: 8}
+"""A base with no silhouette given: the silhouette assumed (Trooper defaults: S2 on 25 mm)."""
+UPRIGHT_TOLERANCE_DEG = 0.5
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_LAYOUT = re.compile(rf"^\s*--\s*([^\s,]+)\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,"
+                     rf"\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*$", re.MULTILINE)
+_MARKUP = re.compile(r"\[(?:[0-9a-fA-F]{6}|-|/?[a-z]{1,3})\]")
+_SILHOUETTE = (re.compile(r"(?<![A-Za-z0-9])S\s?([1-8])(?![0-9])"),
+               re.compile(r"(?i)\bsil(?:houette)?\.?\s*[:=]?\s*([1-8])(?![0-9])"))
+_BASE = re.compile(r"(?i)(?<![\d.])(\d{2,3})\s*mm\b")
+_SIDE = re.compile(r"(?i)\bside\s*[:=]\s*([A-Za-z0-9_-]+)")
+_STEAM_HOSTS = ("http://cloud-3.steamusercontent.com/", "https://steamusercontent-a.akamaihd.net/")
+SCALE_KEYS = ("scaleX", "scaleY", "scaleZ")
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One TTS object found in the save, with the transform that puts it on the table (None: not on the table)."""
+
+    state: dict
+    where: str
+    transform: dict | None
+    reason: str = ""
+
+    @property
+    def guid(self) -> str:
+        return str(self.state.get("GUID", ""))
+
+    @property
+    def name(self) -> str:
+        return _MARKUP.sub("", str(self.state.get("Nickname") or self.state.get("Name") or "")).strip()
+
+    @property
+    def text(self) -> str:
+        return _MARKUP.sub("", f"{self.state.get('Nickname') or ''} {self.state.get('Description') or ''}")
+
+
+@dataclass(frozen=True)
+class TtsImport:
+    """What `import-tts` wrote and what it could not use; `to_dict()` is the CLI's JSON (lengths in mm)."""
+
+    scene: str
+    table_top: float
+    troopers: tuple[dict, ...]
+    terrain: tuple[dict, ...]
+    unresolved: tuple[dict, ...]
+    skipped: tuple[dict, ...]
+    assumptions: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {
+            "scene": self.scene,
+            "table_top": self.table_top,
+            "troopers": list(self.troopers),
+            "terrain": list(self.terrain),
+            "unresolved": list(self.unresolved),
+            "skipped": list(self.skipped),
+            "assumptions": list(self.assumptions),
+        }
+
+
+def read_save(path: Path) -> dict:
+    """The save's JSON; a file that is not a TTS save is an error saying what was expected."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise LofkitError(f"{path}: file not found") from None
+    except UnicodeDecodeError:
+        raise LofkitError(f"{path}: not a Tabletop Simulator save (not a JSON text file); a save is the .json "
+                          "file in 'My Games/Tabletop Simulator/Saves'") from None
+    except OSError as exc:
+        raise LofkitError(f"{path}: cannot read the file ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LofkitError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg}); a Tabletop "
+                          "Simulator save is the .json file in 'My Games/Tabletop Simulator/Saves'") from None
+    if not isinstance(data, dict) or not isinstance(data.get("ObjectStates"), list):
+        raise LofkitError(f"{path}: not a Tabletop Simulator save: it has no `ObjectStates` list at the top level")
+    return data
+
+
+def layout_lines(lua: str) -> dict[str, tuple[float, ...]]:
+    """`--GUID,x,y,z,rx,ry,rz` lines of a bag's LuaScript: GUID -> (x, y, z, rx, ry, rz)."""
+    return {m.group(1): tuple(float(v) for v in m.groups()[1:]) for m in _LAYOUT.finditer(lua or "")}
+
+
+def placed_objects(states: list, where: str = "ObjectStates", layouts: tuple[dict, ...] = ()) -> list[Placed]:
+    """Every object in `states` and in the containers inside them, with where it stands on the table."""
+    found = []
+    for i, state in enumerate(states):
+        spot = f"{where}[{i}]"
+        if not isinstance(state, dict):
+            continue
+        name = str(state.get("Name", ""))
+        for k, child in enumerate(state.get("ChildObjects") or []):
+            if isinstance(child, dict):
+                found.append(Placed(child, f"{spot}.ChildObjects[{k}]", None,
+                                    f"attached to {state.get('GUID', '?')} (ChildObjects): not imported"))
+        contained = state.get("ContainedObjects") or []
+        if name in CONTAINERS or contained:
+            found.append(Placed(state, spot, None, f"a container ({name or 'no Name'})"))
+            inner = (layout_lines(str(state.get("LuaScript") or "")),) + layouts
+            found.extend(placed_objects(contained if isinstance(contained, list) else [], f"{spot}.ContainedObjects",
+                                        inner))
+            continue
+        if where == "ObjectStates":
+            transform = state.get("Transform")
+            found.append(Placed(state, spot, transform if isinstance(transform, dict) else None,
+                                "" if isinstance(transform, dict) else "no Transform"))
+            continue
+        line = next((layout[state.get("GUID")] for layout in layouts if state.get("GUID") in layout), None)
+        if line is None:
+            found.append(Placed(state, spot, None, "inside a container, with no layout line for its GUID"))
+            continue
+        scales = state.get("Transform") if isinstance(state.get("Transform"), dict) else {}
+        transform = dict(zip(("posX", "posY", "posZ", "rotX", "rotY", "rotZ"), line))
+        transform.update({k: scales.get(k, 1.0) for k in SCALE_KEYS})
+        found.append(Placed(state, spot, transform))
+    return found
+
+
+def cache_names(url: str) -> list[str]:
+    """The file names TTS's model cache may hold for `url`: the URL with every character that is not a letter or
+    digit removed, plus `.obj`, for both spellings of a Steam Cloud URL (letters beyond ASCII, rare in a URL, are
+    tried both kept and removed)."""
+    url = url.strip()
+    spellings = [url]
+    for old, new in (_STEAM_HOSTS, _STEAM_HOSTS[::-1]):
+        if url.startswith(old):
+            spellings.append(new + url[len(old):])
+    names = [re.sub(pattern, "", s) + ".obj" for s in spellings for pattern in (r"[\W_]", r"[^A-Za-z0-9]")]
+    return list(dict.fromkeys(names))
+
+
+def resolve_mesh(url: str, cache: Path | None) -> Path | None:
+    """The cached OBJ for `url` in `cache` (the Mods folder or its Models folder), or None."""
+    if cache is None:
+        return None
+    for folder in (cache, cache / "Models", cache / "Mods" / "Models"):
+        for name in cache_names(url):
+            if (folder / name).is_file():
+                return folder / name
+    return None
+
+
+def trooper_profile(text: str) -> tuple[int | None, float | None]:
+    """(silhouette, base mm) shown in an object's nickname and description, each None when absent."""
+    silhouette = next((int(m.group(1)) for p in _SILHOUETTE for m in [p.search(text)] if m), None)
+    base = _BASE.search(text)
+    return silhouette, float(base.group(1)) if base else None
+
+
+def scene_rotation(rot_x: float, rot_y: float, rot_z: float) -> np.ndarray:
+    """A TTS Euler rotation (degrees; Unity applies Z, then X, then Y) as a 3x3 rotation of the scene frame."""
+    rx, ry, rz = (math.radians(a) for a in (rot_x, rot_y, rot_z))
+    cx, sx, cy, sy, cz, sz = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry), math.cos(rz), math.sin(rz)
+    r_x = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    r_y = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    r_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    swap = np.array([[1, 0, 0], [0, 0, 1], [0, 1, 0]])  # Unity (X, Y, Z) -> scene (x, y, z) = (X, Z, Y)
+    return swap @ r_y @ r_x @ r_z @ swap
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+
+
+def _unique_id(wanted: str, guid: str, taken: set[str]) -> str:
+    candidate = wanted or f"object-{guid}".rstrip("-")
+    if candidate in taken:
+        candidate = f"{candidate}-{guid}" if guid else candidate
+    base, k = candidate, 2
+    while candidate in taken:
+        candidate, k = f"{base}-{k}", k + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _transform_numbers(transform: dict) -> dict[str, float]:
+    """The Transform's nine numbers; a missing rotation is 0 and a missing scale 1. ValueError(key) names a position
+    that is missing, or any value that is not a finite number."""
+    numbers = {}
+    for keys, default in ((("posX", "posY", "posZ"), None), (("rotX", "rotY", "rotZ"), 0.0), (SCALE_KEYS, 1.0)):
+        for key in keys:
+            value = transform.get(key, default)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(key)
+            numbers[key] = float(value)
+    return numbers
+
+
+def mesh_url(state: dict) -> str:
+    """The object's `CustomMesh.MeshURL`, or '' when it has none."""
+    mesh = state.get("CustomMesh")
+    return str(mesh.get("MeshURL") or "").strip() if isinstance(mesh, dict) else ""
+
+
+def _lowest_y_or_none(path: Path | None) -> float | None:
+    """The lowest y (up) coordinate of a cached OBJ in its own units (TTS inches); None without a readable mesh."""
+    if path is None:
+        return None
+    try:
+        return float(load_mesh_file(path, units="in", up_axis="y").bounds[0, 2] / INCH)
+    except ValueError:  # the mesh file cannot be read or has no faces
+        return None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An object that may go into the scene: its Transform's numbers, its rotation in the scene frame, and its
+    cached mesh with that mesh's lowest y (None when there is none)."""
+
+    obj: Placed
+    t: dict
+    rotation: np.ndarray
+    mesh: Path | None = None
+    low: float | None = None
+
+    @property
+    def bottom(self) -> float:
+        """TTS height of the object's lowest point: its mesh's, or else its pivot's."""
+        return self.t["posY"] + (self.t["scaleY"] * self.low if self.low is not None else 0.0)
+
+    def xy(self, table_in: tuple[float, float]) -> tuple[float, float]:
+        """Scene (x, y) in inches: TTS X and Z with the table's corner, not its centre, at the origin."""
+        return self.t["posX"] + table_in[0] / 2, self.t["posZ"] + table_in[1] / 2
+
+
+def _skip(obj: Placed, reason: str) -> dict:
+    return {"guid": obj.guid, "name": obj.name, "where": obj.where, "reason": reason}
+
+
+def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list, list, list]:
+    """(troopers, terrain pieces, unresolved, skipped): troopers are the objects that show a silhouette or base,
+    pieces the upright objects whose mesh is in the cache; the rest is reported, never guessed."""
+    troopers, pieces, unresolved, skipped = [], [], [], []
+    for obj in objects:
+        if obj.transform is None:
+            skipped.append(_skip(obj, obj.reason))
+            continue
+        try:
+            t = _transform_numbers(obj.transform)
+        except ValueError as exc:
+            skipped.append(_skip(obj, f"Transform.{exc} is missing or not a finite number"))
+            continue
+        rotation = scene_rotation(t["rotX"], t["rotY"], t["rotZ"])
+        url = mesh_url(obj.state)
+        path = resolve_mesh(url, cache) if url else None
+        if any(value is not None for value in trooper_profile(obj.text)):
+            troopers.append(Candidate(obj, t, rotation, path, _lowest_y_or_none(path)))
+        elif not url:
+            skipped.append(_skip(obj, "an AssetBundle, which lofkit cannot read" if obj.state.get("CustomAssetbundle")
+                                 else "no silhouette or base in its name or description, and no custom mesh"))
+        elif path is None:
+            reason = "not in the mesh cache" if cache is not None else "no --mesh-cache given"
+            unresolved.append({"guid": obj.guid, "name": obj.name, "url": url, "reason": reason})
+        elif rotation[2, 2] < math.cos(math.radians(UPRIGHT_TOLERANCE_DEG)):
+            skipped.append(_skip(obj, f"tipped over (rotX {t['rotX']:g}, rotZ {t['rotZ']:g}); scene pieces only turn "
+                                      "about the vertical"))
+        elif (low := _lowest_y_or_none(path)) is None:
+            unresolved.append({"guid": obj.guid, "name": obj.name, "url": url,
+                               "reason": f"cached file {path.name} is not a readable OBJ mesh"})
+        else:
+            pieces.append(Candidate(obj, t, rotation, path, low))
+    return troopers, pieces, unresolved, skipped
+
+
+def terrain_entry(piece: Candidate, table_in: tuple[float, float], table_top: float, folder: Path,
+                  piece_id: str) -> dict:
+    """A scene mesh piece (inches) for a cached OBJ, read as TTS reads it (the module docstring's "Meshes")."""
+    rotation = piece.rotation
+    yaw = math.degrees(math.atan2(rotation[1, 0], rotation[0, 0]))
+    scale = [piece.t["scaleX"], piece.t["scaleZ"], piece.t["scaleY"]]
+    try:
+        mesh_ref = os.path.relpath(piece.mesh.resolve(), folder)
+    except ValueError:  # another drive on Windows
+        mesh_ref = str(piece.mesh.resolve())
+    return {
+        "id": piece_id,
+        "mesh": Path(mesh_ref).as_posix(),
+        "mesh_units": "in",
+        "up_axis": "y",
+        "position": [round(v, 6) for v in (*piece.xy(table_in), piece.t["posY"] - table_top)],
+        "rotation": round((180.0 + yaw) % 360.0, 6),
+        "scale": scale[0] if max(scale) - min(scale) <= 1e-9 else scale,
+    }
+
+
+def trooper_entry(trooper: Candidate, table_in: tuple[float, float], table_top: float, trooper_id: str,
+                  silhouette: int, base: float | None) -> dict:
+    """A scene trooper (inches) standing on its lowest point, facing its model's +Z."""
+    forward = trooper.rotation[:, 1]  # the model's +Z (Unity forward) is the scene's local +y
+    side = _SIDE.search(trooper.obj.text)
+    entry = {"id": trooper_id, "side": side.group(1) if side else "unknown", "silhouette": silhouette,
+             "position": [round(v, 6) for v in trooper.xy(table_in)],
+             "z": round(max(0.0, trooper.bottom - table_top), 6),
+             "facing": round(math.degrees(math.atan2(forward[1], forward[0])) % 360.0, 6)}
+    if base is not None and abs(base - SILHOUETTES[silhouette][0]) > 1e-9:
+        entry["base"] = f"{base:g}mm"
+    return entry
+
+
+def import_tts(
+    save: Path | str,
+    output: Path | str,
+    *,
+    mesh_cache: Path | str | None = None,
+    table: tuple[float, float] = (48 * INCH, 48 * INCH),
+    table_top: float | None = None,
+    overwrite: bool = False,
+) -> TtsImport:
+    """Read a TTS save and write a scene: troopers from silhouettes or bases, mesh terrain from cached models.
+
+    `table` is (width, depth) in mm; `table_top` is the table top's height in TTS units (default: the lowest point
+    of everything imported). Unresolved model URLs and unusable objects are reported, never guessed.
+    """
+    save, output = Path(save), Path(output)
+    if output.exists() and not overwrite:
+        raise LofkitError(f"{output}: the file already exists; choose another name or pass --force to replace it")
+    cache = Path(mesh_cache) if mesh_cache is not None else None
+    if cache is not None and not cache.is_dir():
+        raise LofkitError(f"--mesh-cache {cache}: not a folder; give TTS's Mods folder or its Models folder")
+    data = read_save(save)
+    table_in = (table[0] / INCH, table[1] / INCH)
+    troopers, pieces, unresolved, skipped = sort_objects(placed_objects(data["ObjectStates"]), cache)
+    assumptions = []
+    if table_top is None:
+        table_top = min((c.bottom for c in troopers + pieces), default=0.0)
+        assumptions.append(f"table top at TTS height {table_top:g}: the lowest point of what was imported "
+                           "(give --table-top to change it)")
+
+    taken: set[str] = set()
+    scene_terrain, scene_troopers, terrain_report, trooper_report = [], [], [], []
+    for piece in pieces:
+        entry = terrain_entry(piece, table_in, table_top, output.parent.resolve(),
+                              _unique_id(_slug(piece.obj.name), piece.obj.guid, taken))
+        scene_terrain.append(entry)
+        terrain_report.append({"id": entry["id"], "guid": piece.obj.guid, "name": piece.obj.name,
+                               "mesh": str(piece.mesh), "position_mm": [round(v * INCH, 6) for v in entry["position"]],
+                               "rotation_deg": entry["rotation"],
+                               "scale": [piece.t["scaleX"], piece.t["scaleZ"], piece.t["scaleY"]]})
+    for trooper in troopers:
+        obj = trooper.obj
+        silhouette, base = trooper_profile(obj.text)
+        if silhouette is None:
+            silhouette = BASE_SILHOUETTE.get(int(round(base)))
+            if silhouette is None:
+                skipped.append(_skip(obj, f"a {base:g} mm base and no silhouette: give it `S1`..`S8`"))
+                continue
+            assumptions.append(f"'{obj.name}' ({obj.guid}): silhouette S{silhouette} assumed from its {base:g} mm base")
+        diameter = base if base is not None else SILHOUETTES[silhouette][0]
+        x, y = trooper.xy(table_in)
+        radius = diameter / 2 / INCH
+        if min(x - radius, table_in[0] - x - radius, y - radius, table_in[1] - y - radius) < -1e-6:
+            skipped.append(_skip(obj, f"its base is off the table (at {x:.2f}, {y:.2f} in)"))
+            continue
+        entry = trooper_entry(trooper, table_in, table_top, _unique_id(_slug(obj.name), obj.guid, taken),
+                              silhouette, base)
+        scene_troopers.append(entry)
+        trooper_report.append({"id": entry["id"], "guid": obj.guid, "name": obj.name,
+                               "position_mm": [round(v * INCH, 6) for v in entry["position"]],
+                               "z_mm": round(entry["z"] * INCH, 6),
+                               "z_from": "pivot" if trooper.low is None else "mesh",
+                               "silhouette": silhouette, "base_mm": diameter, "side": entry["side"],
+                               "facing_deg": entry["facing"]})
+    assumptions.extend(_general_assumptions(trooper_report, terrain_report))
+    scene = {
+        "lofkit": 1,
+        "units": "in",
+        "table": {"width": round(table_in[0], 9), "depth": round(table_in[1], 9)},
+        "terrain": scene_terrain,
+        "troopers": scene_troopers,
+    }
+    comment = (f"imported by `lofkit import-tts` from {save.name}: TTS units are inches, table centred on the "
+               f"origin, table top at TTS height {table_top:g}")
+    write_scene_file(scene, output, comment=comment, overwrite=overwrite)
+    return TtsImport(str(output), float(table_top), tuple(trooper_report), tuple(terrain_report), tuple(unresolved),
+                     tuple(skipped), tuple(assumptions))
+
+
+def _general_assumptions(troopers: list[dict], terrain: list[dict]) -> list[str]:
+    """What the import took for granted about the reported troopers and pieces, to be said with the result."""
+    notes = []
+    if any(t["side"] == "unknown" for t in troopers):
+        notes.append("troopers with no `side:` in their name or description are on side 'unknown': edit the scene "
+                     "to set their sides")
+    pivots = [t["id"] for t in troopers if t["z_from"] == "pivot"]
+    if pivots:
+        notes.append(f"{', '.join(pivots)}: no cached mesh, so the base's underside is taken at the model's pivot "
+                     "(posY)")
+    if troopers:
+        notes.append("troopers face their model's +Z (Unity's forward)")
+    if terrain:
+        notes.append("cached OBJ meshes are read as Unity reads OBJ: inches, Y up and X negated (left-handed), so "
+                     "each piece turns by 180 - rotY; if pieces come out mirrored, TTS did not negate X")
+    return notes

@@ -1,0 +1,84 @@
+"""Which troopers' volumes cut into solid scenery.
+
+SCENE_FORMAT.md: "a trooper whose volume intersects solid scenery" is a warning; RULES.md (Deployment): "the volume
+intersects no scenery". A volume resting on a surface touches it without intersecting it, so the test runs on the
+cylinder shrunk by `CLEARANCE` (0.01 mm) on every side. It finds scenery crossing the volume (segments sampled
+inside it hit a surface), scenery poking into it (a mesh vertex inside it) and a volume buried whole in a closed
+piece (its centre inside that mesh).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lofkit.geometry.support import CLEARANCE, disc_pattern
+
+_HEIGHTS = np.array([0.05, 0.5, 0.95])
+
+
+def _sample_segments(world, troopers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Vertical segments over a disc pattern and horizontal chords at three heights inside each shrunk volume."""
+    v = world.troopers
+    r = v.radius[troopers] - CLEARANCE
+    z0, z1 = v.z[troopers] + CLEARANCE, v.top[troopers] - CLEARANCE
+    disc = disc_pattern(rings=2, per_ring=8)
+    feet = v.centre[troopers][:, None, :] + r[:, None, None] * disc[None]
+    vertical_o = np.concatenate([feet, np.broadcast_to(z0[:, None, None], feet.shape[:2] + (1,))], axis=-1)
+    vertical_d = np.broadcast_to([0.0, 0.0, 1.0], vertical_o.shape)
+    vertical_t = np.broadcast_to((z1 - z0)[:, None], feet.shape[:2])
+    angles = np.arange(8) * np.pi / 8
+    chord = np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)], axis=-1)  # (8, 3)
+    heights = z0[:, None] + (z1 - z0)[:, None] * _HEIGHTS[None]  # (n, 3)
+    start_xy = v.centre[troopers][:, None, :] - r[:, None, None] * chord[None, :, :2]  # (n, 8, 2)
+    chord_o = np.concatenate(
+        [
+            np.broadcast_to(start_xy[:, None], (len(troopers), len(_HEIGHTS), 8, 2)),
+            np.broadcast_to(heights[:, :, None, None], (len(troopers), len(_HEIGHTS), 8, 1)),
+        ],
+        axis=-1,
+    ).reshape(len(troopers), -1, 3)
+    chord_d = np.broadcast_to(np.tile(chord, (len(_HEIGHTS), 1))[None], chord_o.shape)
+    chord_t = np.broadcast_to((2 * r)[:, None], chord_o.shape[:2])
+    origins = np.concatenate([vertical_o, chord_o], axis=1)
+    owner = np.repeat(troopers, origins.shape[1])
+    return (
+        origins.reshape(-1, 3),
+        np.concatenate([vertical_d, chord_d], axis=1).reshape(-1, 3),
+        np.concatenate([vertical_t, chord_t], axis=1).reshape(-1),
+        owner,
+    )
+
+
+def scenery_overlaps(world, troopers: np.ndarray | None = None) -> dict[int, list[str]]:
+    """Map trooper index -> ids of the solid pieces its volume intersects (troopers with none are left out)."""
+    v = world.troopers
+    troopers = np.arange(len(v)) if troopers is None else np.asarray(troopers)
+    found: dict[int, set[int]] = {}
+    if len(world.solid_pieces) == 0 or len(troopers) == 0:
+        return {}
+    origins, directions, lengths, owner = _sample_segments(world, troopers)
+    distance, hit = world.solid_rays.first_hit(origins, directions, lengths)
+    for trooper, piece in set(zip(owner[hit >= 0].tolist(), world.solid_pieces[hit[hit >= 0]].tolist())):
+        found.setdefault(trooper, set()).add(piece)
+    solid = set(world.solid_pieces.tolist())
+    shrink = np.array([CLEARANCE] * 3 + [-CLEARANCE] * 3)
+    for trooper in troopers.tolist():
+        box = v.boxes[trooper] + shrink
+        for piece in set(world.piece_index.intersection(tuple(box))) & solid:
+            if piece in found.get(trooper, ()):
+                continue
+            if _pokes_into(world, trooper, world.pieces[piece].mesh):
+                found.setdefault(trooper, set()).add(piece)
+    return {t: sorted(world.pieces[p].id for p in pieces) for t, pieces in sorted(found.items())}
+
+
+def _pokes_into(world, trooper: int, mesh) -> bool:
+    v = world.troopers
+    r = v.radius[trooper] - CLEARANCE
+    z0, z1 = v.z[trooper] + CLEARANCE, v.top[trooper] - CLEARANCE
+    vertices = mesh.vertices
+    inside = (np.hypot(*(vertices[:, :2] - v.centre[trooper]).T) < r) & (vertices[:, 2] > z0) & (vertices[:, 2] < z1)
+    if inside.any():
+        return True
+    centre = np.array([[*v.centre[trooper], (z0 + z1) / 2]])
+    return bool(mesh.is_watertight and mesh.contains(centre)[0])

@@ -1,0 +1,177 @@
+"""Terrain pieces as triangle meshes placed in table coordinates (mm, z up).
+
+Every piece is built in its own frame, then scaled, rotated about z by `rotation` (degrees, counter-clockwise)
+and moved to `position`: boxes and cylinders have the centre of their bottom face at their origin, a prism's
+polygon and a wall's `from`/`to` are written in that frame, a mesh file keeps its own origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import shapely
+import trimesh
+
+from lofkit.errors import Problem
+from lofkit.scene.model import Scene, Terrain
+from lofkit.units import MM_PER_UNIT
+
+MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf")
+CYLINDER_SECTIONS = 64
+_GLTF = (".glb", ".gltf")
+
+
+@dataclass(frozen=True, eq=False)
+class Piece:
+    """A terrain piece compiled for queries: its placed mesh and what it does to sight."""
+
+    id: str
+    kind: str
+    blocks_lof: bool
+    mesh: trimesh.Trimesh
+
+    @property
+    def solid(self) -> bool:
+        """Solid scenery supports bases and can grant cover; visibility zones do neither."""
+        return self.kind == "solid"
+
+    @cached_property
+    def bounds(self) -> np.ndarray:
+        """(2, 3) lowest and highest corner of the placed mesh (kept: trimesh re-hashes the mesh to look it up)."""
+        return self.mesh.bounds
+
+    @cached_property
+    def closed(self) -> bool:
+        """Whether the mesh is watertight, so that it has an inside."""
+        return bool(self.mesh.is_watertight)
+
+
+class MeshFileError(ValueError):
+    """A mesh file that is missing, unreadable or empty."""
+
+
+def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = None) -> trimesh.Trimesh:
+    """Load a mesh file as one triangle mesh in mm, z up (glTF defaults: metres, y up)."""
+    suffix = path.suffix.lower()
+    if suffix not in MESH_SUFFIXES:
+        raise MeshFileError(f"'{path}' is not a supported mesh file; use one of {', '.join(MESH_SUFFIXES)}")
+    if not path.is_file():
+        raise MeshFileError(f"mesh file '{path}' not found (paths are relative to the scene file's folder)")
+    try:
+        mesh = trimesh.load(str(path), force="mesh", process=True)
+    except Exception as exc:  # trimesh raises many types for unreadable files
+        raise MeshFileError(f"cannot read '{path}' as a mesh: {exc}") from None
+    if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
+        raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
+    mesh = trimesh.Trimesh(vertices=mesh.vertices.copy(), faces=mesh.faces.copy(), process=False)
+    up = up_axis or ("y" if suffix in _GLTF else "z")
+    if up == "y":  # (x, y, z) with y up -> (x, -z, y) with z up
+        mesh.apply_transform(trimesh.transformations.rotation_matrix(np.pi / 2, [1, 0, 0]))
+    mesh.apply_scale(MM_PER_UNIT[units or ("m" if suffix in _GLTF else "mm")])
+    return mesh
+
+
+def local_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
+    """The piece's mesh in its own frame, before scale, rotation and position."""
+    if terrain.box is not None:
+        mesh = trimesh.creation.box(extents=terrain.box.size)
+        mesh.apply_translation((0, 0, terrain.box.size[2] / 2))
+    elif terrain.cylinder is not None:
+        c = terrain.cylinder
+        mesh = trimesh.creation.cylinder(radius=c.diameter / 2, height=c.height, sections=CYLINDER_SECTIONS)
+        mesh.apply_translation((0, 0, c.height / 2))
+    elif terrain.wall is not None:
+        w = terrain.wall
+        (x0, y0), (x1, y1) = w.start, w.to
+        centreline = shapely.LineString([(x0, y0), (x1, y1)])
+        footprint = centreline.buffer(w.thickness / 2, cap_style="flat")
+        mesh = trimesh.creation.extrude_polygon(footprint, w.height)
+    elif terrain.prism is not None:
+        mesh = trimesh.creation.extrude_polygon(shapely.Polygon(terrain.prism.polygon), terrain.prism.height)
+    else:
+        mesh = load_mesh_file(scene.resolve(terrain.mesh), terrain.mesh_units, terrain.up_axis)
+    return mesh
+
+
+def placed_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
+    """The piece's mesh in table coordinates: scale, then rotate about z, then move to `position`."""
+    mesh = local_mesh(terrain, scene)
+    scale = np.broadcast_to(np.asarray(terrain.scale, dtype=float), (3,))
+    transform = trimesh.transformations.rotation_matrix(np.radians(terrain.rotation), [0, 0, 1])
+    transform[:3, :3] = transform[:3, :3] @ np.diag(scale)
+    transform[:3, 3] = terrain.position
+    mesh.apply_transform(transform)
+    return mesh
+
+
+def build_pieces(scene: Scene) -> tuple[list[Piece], list[Problem]]:
+    """Compile every terrain piece; mesh-file problems are collected with their place in the scene."""
+    pieces, problems = [], []
+    for i, terrain in enumerate(scene.terrain):
+        try:
+            mesh = placed_mesh(terrain, scene)
+        except MeshFileError as exc:
+            problems.append(Problem(f"terrain[{i}].mesh", str(exc)))
+            continue
+        pieces.append(Piece(terrain.id, terrain.kind, terrain.blocks, mesh))
+    return pieces, problems
+
+
+@dataclass(frozen=True)
+class ConvexParts:
+    """Convex parts of blocking pieces as padded half-space sets {x: normals @ x <= offsets}: `normals` (p, f, 3),
+    `offsets` (p, f), `faces` (p,) the planes each really has (the first ones), `bounds` (p, 6) axis-aligned
+    boxes (min x, y, z, max x, y, z), `piece`, the index of the piece each part belongs to, and `face_part`, per
+    chosen piece, the part each of its mesh's faces belongs to (-1: a face of no convex part)."""
+
+    normals: np.ndarray
+    offsets: np.ndarray
+    faces: np.ndarray
+    bounds: np.ndarray
+    piece: np.ndarray
+    face_part: tuple[np.ndarray, ...]
+
+    @cached_property
+    def _face_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """`face_part` as one array, and where each piece's faces start in it."""
+        starts = np.cumsum([0] + [len(f) for f in self.face_part])[:-1]
+        return np.concatenate([*self.face_part, np.zeros(0, dtype=np.int64)]), starts.astype(np.int64)
+
+    def part_of(self, mesh: np.ndarray, face: np.ndarray) -> np.ndarray:
+        """The part holding face `face` of chosen piece `mesh` (arrays; -1 where `mesh` is -1 or the face is of no
+        part)."""
+        table, starts = self._face_table
+        hit = mesh >= 0
+        part = np.full(len(mesh), -1, dtype=np.int64)
+        part[hit] = table[starts[mesh[hit]] + face[hit]]
+        return part
+
+
+def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
+    """The convex connected parts of the chosen pieces' meshes (the hollow building's walls, a crate, a smoke
+    cylinder), used to prove cheaply that a blocker hides a pair."""
+    planes, owners, bounds, face_part = [], [], [], []
+    for index in chosen:
+        mesh = pieces[index].mesh
+        part_of = np.full(len(mesh.faces), -1, dtype=np.int64)
+        for faces in trimesh.graph.connected_components(mesh.face_adjacency, nodes=np.arange(len(mesh.faces))):
+            part = mesh.submesh([faces], append=True)
+            if part.is_watertight and part.is_convex:
+                normals = part.face_normals
+                found = np.column_stack([normals, np.einsum("ij,ij->i", normals, part.triangles[:, 0])])
+                part_of[faces] = len(planes)
+                planes.append(np.unique(np.round(found, 9), axis=0))
+                owners.append(index)
+                bounds.append(part.bounds.ravel())
+        face_part.append(part_of)
+    faces = max((len(p) for p in planes), default=1)
+    padded = np.tile([0.0, 0.0, 0.0, 1.0], (len(planes), faces, 1))  # 0 . x <= 1 holds everywhere
+    for k, p in enumerate(planes):
+        padded[k, : len(p)] = p
+    return ConvexParts(padded[..., :3], padded[..., 3], np.array([len(p) for p in planes], dtype=np.int64),
+                       np.array(bounds, dtype=float).reshape(-1, 6), np.array(owners, dtype=np.int64),
+                       tuple(face_part))

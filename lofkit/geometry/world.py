@@ -1,0 +1,259 @@
+"""The World: a Scene compiled once for queries.
+
+Placed terrain meshes (mm, table coordinates), trooper volumes as arrays, Embree scenes for narrow-phase ray tests
+and rtree indexes of terrain pieces and trooper volumes for broad-phase questions.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+import rtree
+import trimesh
+
+from lofkit.geometry.clearance import scenery_overlaps
+from lofkit.errors import Problem, SceneError, UnknownTrooperError
+from lofkit.ray.backends import EmbreeRays, RayBackend
+from lofkit.scene.model import Scene, scene_problems
+from lofkit.geometry.support import rest_height
+from lofkit.geometry.terrain import ConvexParts, Piece, build_pieces, convex_parts
+from lofkit.units import EPS
+
+
+@dataclass(frozen=True, eq=False)
+class Volumes:
+    """Every trooper's and marker's volume cylinder, as arrays indexed like `scene.troopers`."""
+
+    ids: tuple[str, ...]
+    sides: tuple[str | None, ...]
+    centre: np.ndarray  # (n, 2) base centre x, y
+    z: np.ndarray  # (n,) underside of the base
+    radius: np.ndarray  # (n,)
+    height: np.ndarray  # (n,) S0 height for prone troopers
+    facing: np.ndarray  # (n,) degrees counter-clockwise from +x
+    neutral: np.ndarray
+    marker: np.ndarray
+    moving: np.ndarray
+    engaged: np.ndarray
+    prone: np.ndarray
+    _lookup: dict[str, int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_lookup", {trooper_id: i for i, trooper_id in enumerate(self.ids)})
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def index(self, trooper_id: str) -> int:
+        if trooper_id not in self._lookup:
+            raise UnknownTrooperError(trooper_id, list(self.ids))
+        return self._lookup[trooper_id]
+
+    def allied(self, a, b) -> np.ndarray:
+        """Whether troopers a and b are on one side: the same `side`, or both neutral."""
+        a, b = np.asarray(a), np.asarray(b)
+        sides = np.array([s if s is not None else "" for s in self.sides], dtype=object)
+        both_neutral = self.neutral[a] & self.neutral[b]
+        return both_neutral | (~self.neutral[a] & ~self.neutral[b] & (sides[a] == sides[b]))
+
+    def enemies(self, a, b) -> np.ndarray:
+        """Whether a and b are enemies: on different sides, neither neutral."""
+        a, b = np.asarray(a), np.asarray(b)
+        return ~self.allied(a, b) & ~self.neutral[a] & ~self.neutral[b]
+
+    def with_copies(self, index: int, centres: np.ndarray, z: np.ndarray) -> Volumes:
+        """These volumes plus copies of trooper `index` standing at `centres` (n, 2) and elevations `z` (n,), ids
+        `<id>@<k>`; the trooper and its copies are marked `moving` (the stations of a declared move)."""
+        n = len(centres)
+
+        def extend(values: np.ndarray, value) -> np.ndarray:
+            return np.concatenate([values, np.full(n, value, dtype=values.dtype)])
+
+        moving = self.moving.copy()
+        moving[index] = True
+        return Volumes(
+            ids=self.ids + tuple(f"{self.ids[index]}@{k}" for k in range(n)),
+            sides=self.sides + (self.sides[index],) * n,
+            centre=np.vstack([self.centre, np.reshape(centres, (n, 2))]),
+            z=np.concatenate([self.z, z]),
+            radius=extend(self.radius, self.radius[index]),
+            height=extend(self.height, self.height[index]),
+            facing=extend(self.facing, self.facing[index]),
+            neutral=extend(self.neutral, self.neutral[index]),
+            marker=extend(self.marker, self.marker[index]),
+            moving=np.concatenate([moving, np.ones(n, dtype=bool)]),
+            engaged=extend(self.engaged, False),
+            prone=extend(self.prone, self.prone[index]),
+        )
+
+    @property
+    def top(self) -> np.ndarray:
+        return self.z + self.height
+
+    @property
+    def facing_vector(self) -> np.ndarray:
+        angle = np.radians(self.facing)
+        return np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+
+    @property
+    def boxes(self) -> np.ndarray:
+        """Axis-aligned bounds (n, 6): min x, y, z, max x, y, z."""
+        r = self.radius[:, None]
+        return np.hstack([self.centre - r, self.z[:, None], self.centre + r, self.top[:, None]])
+
+
+def _box_index(boxes: np.ndarray) -> rtree.index.Index:
+    properties = rtree.index.Property(dimension=3)
+    if len(boxes) == 0:
+        return rtree.index.Index(properties=properties)
+    return rtree.index.Index(((i, tuple(b), None) for i, b in enumerate(boxes)), properties=properties)
+
+
+class World:
+    """A scene compiled for queries. Build it with `World.from_scene(scene)`."""
+
+    def __init__(
+        self,
+        scene: Scene,
+        pieces: Sequence[Piece],
+        troopers: Volumes,
+        backend: Callable[[Sequence[trimesh.Trimesh]], RayBackend] = EmbreeRays,
+    ):
+        self.scene = scene
+        self.pieces = tuple(pieces)
+        self.troopers = troopers
+        self.warnings: list[Problem] = []
+        """Problems that do not stop queries (SCENE_FORMAT.md: terrain past the table edge, volumes in scenery)."""
+        self.blocking_pieces = np.array([i for i, p in enumerate(pieces) if p.blocks_lof], dtype=np.int64)
+        self.solid_pieces = np.array([i for i, p in enumerate(pieces) if p.solid], dtype=np.int64)
+        self.blocking_rays = backend([pieces[i].mesh for i in self.blocking_pieces])
+        """Rays against terrain that blocks LoF; hit indices point into `blocking_pieces`."""
+        self.solid_rays = backend([pieces[i].mesh for i in self.solid_pieces])
+        """Rays against solid scenery (surfaces that support bases); hit indices point into `solid_pieces`."""
+        self.zero_visibility = tuple(i for i, p in enumerate(pieces) if p.kind == "zero_visibility" and p.blocks_lof)
+        """Zero Visibility zones: they block even segments that stay inside them."""
+        self.piece_index = _box_index(np.array([np.ravel(p.bounds) for p in pieces]).reshape(-1, 6))
+        self.trooper_index = _box_index(troopers.boxes)
+
+    @functools.cached_property
+    def convex_parts(self) -> ConvexParts:
+        """Convex parts of every blocking piece, as half-spaces, for cheap proofs that a pair is hidden."""
+        return convex_parts(self.pieces, self.blocking_pieces.tolist())
+
+    @functools.cached_property
+    def zone_rays(self) -> tuple[tuple[int, RayBackend], ...]:
+        """Low and Poor Visibility zones (they add MODs, never block), each with its own ray scene."""
+        return tuple((i, EmbreeRays([p.mesh])) for i, p in enumerate(self.pieces)
+                     if p.kind in ("low_visibility", "poor_visibility"))
+
+    def piece_rays(self, index: int) -> RayBackend:
+        """A ray scene of one piece alone (built once, on first use)."""
+        cache = self.__dict__.setdefault("_piece_rays", {})
+        if index not in cache:
+            cache[index] = EmbreeRays([self.pieces[index].mesh])
+        return cache[index]
+
+    def with_troopers(self, troopers: Volumes) -> World:
+        """The same table with other trooper volumes (terrain, ray scenes and caches are shared)."""
+        other = copy.copy(self)
+        other.troopers = troopers
+        other.trooper_index = _box_index(troopers.boxes)
+        return other
+
+    @classmethod
+    def from_scene(cls, scene: Scene, backend: Callable[..., RayBackend] = EmbreeRays) -> World:
+        """Compile `scene`; raises `SceneError` for problems found only with the meshes at hand."""
+        pieces, problems = build_pieces(scene)
+        problems = scene_problems(scene) + problems
+        facing, facing_problems = _facings(scene)
+        if problems or facing_problems:
+            raise SceneError(scene.source, problems + facing_problems)
+        sizes = np.array([t.size for t in scene.troopers], dtype=float).reshape(-1, 2)
+        centre = np.array([t.position for t in scene.troopers], dtype=float).reshape(-1, 2)
+        radius = sizes[:, 0] / 2
+        z = np.array([0.0 if t.z == "auto" else t.z for t in scene.troopers], dtype=float)
+        world = cls(scene, pieces, _volumes(scene, centre, z, radius, sizes[:, 1], facing), backend)
+        auto = np.array([t.z == "auto" for t in scene.troopers], dtype=bool)
+        if auto.any():  # `z: auto` rests on what is below: settle it before anyone queries the world
+            z = z.copy()
+            z[auto] = rest_height(world, centre[auto], radius[auto])
+            world.troopers = dataclasses.replace(world.troopers, z=z)
+            world.trooper_index = _box_index(world.troopers.boxes)
+        world.warnings.extend(_table_edge_warnings(scene, pieces))
+        world.warnings.extend(_facing_warnings(scene))
+        for trooper, piece_ids in scenery_overlaps(world).items():
+            world.warnings.append(
+                Problem(
+                    f"troopers[{trooper}]",
+                    f"'{world.troopers.ids[trooper]}' stands inside solid scenery ({', '.join(piece_ids)}); "
+                    "move it or set its `z`",
+                )
+            )
+        return world
+
+
+def _volumes(scene: Scene, centre, z, radius, height, facing) -> Volumes:
+    troopers = scene.troopers
+
+    def flag(test) -> np.ndarray:
+        return np.array([test(t) for t in troopers], dtype=bool)
+
+    return Volumes(
+        ids=tuple(t.id for t in troopers),
+        sides=tuple(t.side for t in troopers),
+        centre=centre,
+        z=z,
+        radius=radius,
+        height=height,
+        facing=facing,
+        neutral=flag(lambda t: t.neutral),
+        marker=flag(lambda t: t.marker),
+        moving=flag(lambda t: "moving" in t.state),
+        engaged=flag(lambda t: "engaged" in t.state),
+        prone=flag(lambda t: t.prone),
+    )
+
+
+def _facings(scene: Scene) -> tuple[np.ndarray, list[Problem]]:
+    """Facing in degrees for every trooper; `facing_towards` turns to a trooper's centre or a point."""
+    positions = {t.id: t.position for t in scene.troopers}
+    facing = np.zeros(len(scene.troopers))
+    problems = []
+    for i, trooper in enumerate(scene.troopers):
+        towards = trooper.facing_towards
+        if towards is None:
+            facing[i] = trooper.facing or 0.0
+            continue
+        target = positions.get(towards) if isinstance(towards, str) else towards
+        if target is None:
+            continue  # reported by scene_problems
+        dx, dy = target[0] - trooper.position[0], target[1] - trooper.position[1]
+        if np.hypot(dx, dy) <= EPS:
+            problems.append(Problem(f"troopers[{i}].facing_towards", "points at the trooper's own position"))
+        facing[i] = np.degrees(np.arctan2(dy, dx))
+    return facing, problems
+
+
+def _table_edge_warnings(scene: Scene, pieces: Sequence[Piece]) -> list[Problem]:
+    """SCENE_FORMAT.md: "terrain reaching past the table edge" is a warning."""
+    warnings = []
+    width, depth = scene.table.width, scene.table.depth
+    for i, piece in enumerate(pieces):
+        (x0, y0, _), (x1, y1, _) = piece.bounds
+        overhang = max(-x0, x1 - width, -y0, y1 - depth)
+        if overhang > EPS:
+            warnings.append(Problem(f"terrain[{i}]", f"'{piece.id}' reaches {overhang:.1f} mm past the table edge"))
+    return warnings
+
+
+def _facing_warnings(scene: Scene) -> list[Problem]:
+    return [
+        Problem(f"troopers[{i}]", f"'{t.id}' has no `facing` or `facing_towards`; assuming 0 degrees (facing +x)")
+        for i, t in enumerate(scene.troopers)
+        if t.facing is None and t.facing_towards is None and not t.marker
+    ]

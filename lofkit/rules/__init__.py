@@ -1,0 +1,1 @@
+"""The rules as queries over a World: measurement, LoF, cover, AROs, deployment, dispersion; frozen results."""

@@ -1,0 +1,166 @@
+"""Who may react to an active trooper standing still or moving along a declared path.
+
+RULES.md (Zone of Control and ARO): "a reactive trooper may declare an ARO against the active trooper if it has LoF
+to it, or the active trooper is inside its ZoC (then only Change Facing or Reset)". While moving, the active trooper
+has a 360 degree arc and blocks nothing; each enemy keeps its own facing.
+
+Sampling: the path is cut into stations at most `SPACING` (2.5 mm) apart, its ends and corners included, with the
+active trooper standing at each (at its own elevation), so any stretch of at least 2.5 mm of travel from which the
+reactor has LoF holds a station: no window of sight of 3 mm of travel is missed. Stations are taken in path order in
+runs of `RUN` mm: a run is skipped for a reactor when one convex blocker cuts every segment between the reactor and
+the volume swept along that run (the same proof as for a single pair), else its stations are checked, all
+reactors together, and the first one with LoF is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
+from lofkit.errors import LofkitError
+from lofkit.rules.measure import in_zoc, may_trace
+from lofkit.sight.search import Witness, sight
+
+SPACING = 2.5
+RUN = 40.0
+ZOC_ONLY = ("Change Facing", "Reset")
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """An enemy that may declare an ARO, why (`lof` or `zoc`), where on the path, and what it may declare."""
+
+    trooper: str
+    by: str
+    allowed: tuple[str, ...]
+    point: tuple[float, float, float]
+    path_fraction: float
+    witness: Witness | None
+
+    def to_dict(self) -> dict:
+        return {
+            "trooper": self.trooper,
+            "by": self.by,
+            "allowed": list(self.allowed),
+            "point": [round(c, 4) for c in self.point],
+            "path_fraction": round(self.path_fraction, 6),
+            "witness": self.witness.to_dict() if self.witness else None,
+        }
+
+
+@dataclass(frozen=True)
+class AroResult:
+    active: str
+    path: tuple[tuple[float, float], ...]
+    stations: int
+    reactions: tuple[Reaction, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "active": self.active,
+            "path": [list(p) for p in self.path],
+            "stations": self.stations,
+            "reactions": [r.to_dict() for r in self.reactions],
+        }
+
+
+def check_path(world, path) -> None:
+    """A declared move stays on the table."""
+    table = world.scene.table
+    for x, y in path or []:
+        if not (0 <= x <= table.width and 0 <= y <= table.depth):
+            raise LofkitError(f"path point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)")
+
+
+def parse_path(text: str) -> list[tuple[float, float]]:
+    """'x,y;x,y;...' (mm) -> points."""
+    try:
+        points = [tuple(float(c) for c in part.split(",")) for part in text.split(";") if part.strip()]
+    except ValueError:
+        points = []
+    if not points or any(len(p) != 2 or not all(np.isfinite(p)) for p in points):
+        raise LofkitError(f"path '{text}' is not a list of points 'x,y;x,y;...' in mm")
+    return points
+
+
+def stations(start, path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points every <= SPACING mm along start -> path (n, 2), their fraction of the length, and the corner flags."""
+    corners = np.array([start, *(path or [])], dtype=float)
+    keep = np.concatenate([[True], np.linalg.norm(np.diff(corners, axis=0), axis=1) > 1e-9])
+    corners = corners[keep]
+    if len(corners) == 1:
+        return corners, np.zeros(1), np.ones(1, dtype=bool)
+    legs = np.diff(corners, axis=0)
+    lengths = np.linalg.norm(legs, axis=1)
+    pieces, corner = [corners[:1]], [np.array([True])]
+    for start_point, leg, length in zip(corners[:-1], legs, lengths):
+        steps = max(1, int(np.ceil(length / SPACING)))
+        t = np.arange(1, steps + 1) / steps
+        pieces.append(start_point + t[:, None] * leg)
+        corner.append(t == 1.0)
+    points = np.vstack(pieces)
+    travelled = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))])
+    return points, travelled / travelled[-1], np.concatenate(corner)
+
+
+def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> AroResult:
+    """Every enemy of `active` that may declare an ARO, standing still (no path) or along `path`."""
+    v = world.troopers
+    a = v.index(active)
+    check_path(world, path)
+    points, fraction, corner = stations(v.centre[a], path)
+    moved = world.with_troopers(v.with_copies(a, points, np.full(len(points), v.z[a])))
+    mv = moved.troopers
+    copies = np.arange(len(v), len(mv))
+    reactors = np.flatnonzero(v.enemies(a, np.arange(len(v)))).tolist()
+    found: dict[int, tuple[int, Witness]] = {}
+    runs = _runs(fraction * (np.linalg.norm(np.diff(points, axis=0), axis=1).sum() if len(points) > 1 else 0))
+    for run in runs:
+        pairs = []
+        for r in reactors:
+            if r in found:
+                continue
+            looking = copies[run][may_trace(mv, r, copies[run], world.scene.base_contact_tolerance)]
+            if len(looking) == 0 or _hidden_along(moved, r, copies[run], corner[run]):
+                continue
+            pairs += [(r, c) for c in looking]
+        if pairs:
+            seen = sight(moved, pairs, evidence=False)
+            for r, c in pairs:  # in path order: the first station with sight is kept
+                if r not in found and seen[min(r, c), max(r, c)].seen:
+                    witness = seen[min(r, c), max(r, c)].witness
+                    named = {mv.ids[c]: active}  # the copy at a station is the active trooper
+                    witness = replace(witness, eye_of=named.get(witness.eye_of, witness.eye_of),
+                                      patch_of=named.get(witness.patch_of, witness.patch_of))
+                    found[r] = (int(c - len(v)), witness)
+    reactions = []
+    for r in reactors:
+        if r in found:
+            k, witness = found[r]
+            by, allowed = "lof", ("any ARO",)
+        else:
+            inside = np.flatnonzero(in_zoc(mv, r, copies))
+            if len(inside) == 0:
+                continue
+            k, witness, by, allowed = int(inside[0]), None, "zoc", ZOC_ONLY
+        point = (*map(float, points[k]), float(v.z[a]))
+        reactions.append(Reaction(v.ids[r], by, allowed, point, float(fraction[k]), witness))
+    return AroResult(active, tuple(map(tuple, points[[0, *np.flatnonzero(corner)[1:]]].tolist())), len(points),
+                     tuple(reactions))
+
+
+def _runs(travelled: np.ndarray) -> list[np.ndarray]:
+    """Consecutive station indices, about RUN mm of path each."""
+    bucket = np.floor(travelled / RUN).astype(int)
+    return [np.flatnonzero(bucket == b) for b in np.unique(bucket)]
+
+
+def _hidden_along(world, reactor: int, run: np.ndarray, corner: np.ndarray) -> bool:
+    """Whether one convex blocker hides the whole volume swept along this run from the reactor."""
+    v = world.troopers
+    ends = np.unique(np.concatenate([run[[0, -1]], run[corner]]))
+    swept = np.vstack([prism_vertices(v, c) for c in ends])
+    near = np.unique(np.concatenate([blocking_troopers(world, reactor, c) for c in ends]))
+    return covering_blocker(world, prism_vertices(v, reactor), swept, near) is not None

@@ -1,0 +1,73 @@
+"""Partial Cover and visibility-zone MODs: what the terrain around a ruling adds to the roll.
+
+RULES.md (Cover, N4): "A target is in Partial Cover against an attacker when its base is in contact with a piece of
+scenery that obscures part of its silhouette template as seen from the attacker. Cover gives -3 to the attacker's
+BS." RULES.md (LoF 3): Low/Poor Visibility zones do not block; they add MODs (-3 / -6, not cumulative, the worst
+applies) when a witness segment passes from, into or through them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import trimesh
+
+from lofkit.sight.search import evidence_segments
+
+CONTACT_HEIGHT = 1.0
+"""Base contact with scenery is measured from the base's rim this far (mm) above its underside plus the contact
+tolerance, so the surface the base stands on is never scenery it touches."""
+ZONE_MODS = {"low_visibility": -3, "poor_visibility": -6}
+
+
+def scenery_in_contact(world, trooper: int) -> list[int]:
+    """Solid pieces whose surface comes within the base contact tolerance of the trooper's base rim."""
+    v = world.troopers
+    tolerance = world.scene.base_contact_tolerance
+    reach = v.radius[trooper] + tolerance + 1.0
+    x, y = v.centre[trooper]
+    lift = v.z[trooper] + CONTACT_HEIGHT + tolerance
+    box = (x - reach, y - reach, v.z[trooper], x + reach, y + reach, lift + tolerance)
+    angles = np.linspace(0, 2 * np.pi, 72, endpoint=False)
+    rim = np.column_stack([x + v.radius[trooper] * np.cos(angles), y + v.radius[trooper] * np.sin(angles),
+                           np.full(len(angles), lift)])
+    touching = []
+    for piece in sorted(set(world.piece_index.intersection(box)) & set(world.solid_pieces.tolist())):
+        _, distance, _ = trimesh.proximity.closest_point(world.pieces[piece].mesh, rim)
+        inside = world.pieces[piece].mesh.contains(rim) if world.pieces[piece].mesh.is_watertight else False
+        if np.any(distance <= tolerance + 1e-6) or np.any(inside):
+            touching.append(piece)
+    return touching
+
+
+def partial_cover(world, attacker: int, target: int, contact: list[int] | None = None) -> str | None:
+    """The id of a piece of scenery in base contact with the target that hides part of its silhouette template
+    from the attacker's key eyes (None: no Partial Cover)."""
+    contact = scenery_in_contact(world, target) if contact is None else contact
+    if not contact:
+        return None
+    segments, _ = evidence_segments(world, attacker, target)
+    for piece in contact:
+        if world.piece_rays(piece).occluded(segments.origins, segments.directions, segments.lengths).any():
+            return world.pieces[piece].id
+    return None
+
+
+def visibility_mod(world, witness) -> tuple[int, str | None]:
+    """The worst Low/Poor Visibility MOD over the zones that the witness segments start in, end in or cross."""
+    if witness is None:
+        return 0, None
+    eye = np.array(witness.eye)
+    ends = np.vstack([witness.corners, witness.centre])
+    span = ends - eye
+    length = np.linalg.norm(span, axis=1)
+    worst, zone = 0, None
+    for index, rays in world.zone_rays:
+        piece = world.pieces[index]
+        mod = ZONE_MODS[piece.kind]
+        if mod >= worst:
+            continue
+        crossed = rays.occluded(np.tile(eye, (len(ends), 1)), span / length[:, None], length)
+        inside = piece.mesh.is_watertight and piece.mesh.contains(np.vstack([eye, ends])).any()
+        if crossed.any() or inside:
+            worst, zone = mod, piece.id
+    return worst, zone

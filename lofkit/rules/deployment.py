@@ -1,0 +1,279 @@
+"""RULES.md "Deployment": where a trooper may be deployed, as geometry, and a check of every deployment on a table.
+
+The rules are predicates over arbitrary bases (arrays of centres, elevations, radii, heights), so dispersion's
+fallback (RULES.md "Dispersion") applies the very same rules to the spots it tries. Choices where RULES.md is silent:
+
+- Who is checked: every trooper and marker of a side (a side's markers, e.g. camouflage, deploy like its troopers:
+  inside its zone, not touching enemies). Neutral troopers and neutral markers (civilians, mission objectives) are
+  placed by the scenario, not deployed by a player: they are exempt, but nobody may deploy in contact with them.
+- A side with no polygon under `deployment_zones` cannot deploy legally: each of its troopers gets an `own_zone`
+  problem saying so (the check cannot prove the deployment legal, so it does not pass it). Several polygons of the
+  same side form one zone (their union).
+- "How far outside": `outside_mm` = base radius minus the signed distance from the base centre to the zone's
+  boundary (positive inside), i.e. how far the base crosses the zone's edge; exact for straight edges.
+- Base contact: with the scene's `base_contact_tolerance` (measure.base_contact: exactly at the tolerance is
+  contact), between bases as discs at their `z`. A pair that touches is reported once, under the trooper listed
+  first in the scene among the checked ones, with the other as `other`.
+- Support: the base rests flat when, under every sample point of the base (a `SPACING` grid clipped to the disc and
+  its rim, pulled in by `CLEARANCE` so a base exactly as large as its surface still fits), the highest solid surface
+  at or below the base lies within `SUPPORT_TOLERANCE` of the base's underside (the table top, z = 0, supports
+  everywhere). Gaps narrower than the grid (2 mm) are not seen.
+- Scenery: clearance.scenery_overlaps (the volume shrunk by 0.01 mm, so resting on or touching a surface is fine);
+  the numbers say how far the base reaches into each piece's footprint (its outline seen from above).
+- Prone troopers are checked with their S0 volume (3 mm tall): prone deployment is allowed.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+import shapely
+
+from lofkit.geometry.clearance import CLEARANCE, scenery_overlaps
+from lofkit.rules.measure import base_contact, base_distance
+from lofkit.geometry.support import DOWN, SPACING, disc_grid
+from lofkit.units import EPS
+from lofkit.geometry.world import Volumes
+
+SUPPORT_TOLERANCE = 0.01
+"""mm: a surface this close below (or above) the base's underside supports it."""
+
+RULES = ("own_zone", "base_contact", "supported", "scenery")
+"""Problem codes, in RULES.md order; each problem names one."""
+
+
+@dataclass(frozen=True)
+class DeployProblem:
+    """One broken deployment rule: which trooper, which rule (one of `RULES`), a sentence and the numbers."""
+
+    trooper: str
+    rule: str
+    message: str
+    numbers: tuple[tuple[str, object], ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"trooper": self.trooper, "rule": self.rule, "message": self.message, **dict(self.numbers)}
+
+
+@dataclass(frozen=True)
+class DeployCheckResult:
+    """Is every deployment legal: `problems` lists every broken rule; `exempt` are the neutral pieces not checked."""
+
+    problems: tuple[DeployProblem, ...]
+    checked: tuple[str, ...]
+    exempt: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        return {
+            "ok": self.ok,
+            "problems": [p.to_dict() for p in self.problems],
+            "checked": list(self.checked),
+            "exempt": list(self.exempt),
+        }
+
+
+def _mm(value: float) -> float:
+    return round(float(value), 6)
+
+
+# --- the rules, over arbitrary bases ------------------------------------------------------------------------------
+
+
+def side_zone(world, side: str | None) -> shapely.Geometry | None:
+    """The deployment zone of `side` (the union of its polygons), or None when the scene gives it none."""
+    polygons = [shapely.Polygon(z.polygon) for z in world.scene.deployment_zones if z.side == side]
+    return shapely.union_all(polygons) if polygons else None
+
+
+def signed_clearance(zone: shapely.Geometry, centres: np.ndarray) -> np.ndarray:
+    """Distance from each point to the zone's boundary, positive inside the zone (boundary included), negative out."""
+    points = shapely.points(np.reshape(centres, (-1, 2)))
+    depth = shapely.distance(zone.boundary, points)
+    return np.where(shapely.intersects(zone, points), depth, -depth)
+
+
+def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarray:
+    """RULES.md (Deployment): "The base must be totally inside the owner's deployment zone (a base touching the zone's
+    edge from inside is in)": how far each base crosses the zone's edge, in mm; inside when <= EPS."""
+    return np.asarray(radii, dtype=float) - signed_clearance(zone, centres)
+
+
+def support_gaps(world, centres: np.ndarray, z, radii) -> tuple[np.ndarray, np.ndarray]:
+    """RULES.md (Deployment): "it rests flat on a supporting surface at least as large as the base".
+
+    Returns, per base, the largest drop (mm) from its underside to the solid surface under any sample point of the
+    base (0 when it rests flat) and the share of sample points with a drop over `SUPPORT_TOLERANCE`.
+    """
+    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
+    z = np.broadcast_to(np.asarray(z, dtype=float), (len(centres),))
+    radii = np.broadcast_to(np.asarray(radii, dtype=float), (len(centres),))
+    drop, share = np.zeros(len(centres)), np.zeros(len(centres))
+    for radius in np.unique(radii):  # one sample pattern per base size
+        chosen = np.flatnonzero(radii == radius)
+        grid = disc_grid(max(radius - CLEARANCE, 0.0), SPACING)
+        points = centres[chosen][:, None, :] + grid[None]
+        start = np.broadcast_to((z[chosen] + SUPPORT_TOLERANCE)[:, None], points.shape[:2])
+        origins = np.concatenate([points, start[..., None]], axis=-1).reshape(-1, 3)
+        length = np.maximum(start.reshape(-1), 0.0)
+        distance, _ = world.solid_rays.first_hit(origins, np.broadcast_to(DOWN, origins.shape), length)
+        surface = np.where(np.isfinite(distance), start.reshape(-1) - distance, 0.0).reshape(points.shape[:2])
+        gap = z[chosen][:, None] - surface
+        drop[chosen] = np.maximum(gap.max(axis=1), 0.0)
+        share[chosen] = (gap > SUPPORT_TOLERANCE).mean(axis=1)
+    return drop, share
+
+
+def cylinders(centres, z, radii, heights) -> Volumes:
+    """Volumes for bases that are not (or not yet) troopers of the scene, e.g. spots a dispersing trooper may take."""
+    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
+    n = len(centres)
+
+    def column(values) -> np.ndarray:
+        return np.broadcast_to(np.asarray(values, dtype=float), (n,)).copy()
+
+    false = np.zeros(n, dtype=bool)
+    return Volumes(
+        ids=tuple(f"probe-{k}" for k in range(n)),
+        sides=(None,) * n,
+        centre=centres,
+        z=column(z),
+        radius=column(radii),
+        height=column(heights),
+        facing=np.zeros(n),
+        neutral=false,
+        marker=false,
+        moving=false,
+        engaged=false,
+        prone=false,
+    )
+
+
+def volume_overlaps(world, volumes: Volumes) -> list[list[str]]:
+    """RULES.md (Deployment): "the volume intersects no scenery": ids of the solid pieces each volume intersects.
+
+    The clearance test of the scene's troopers (clearance.scenery_overlaps) run on `volumes`; a vectorised box test
+    first keeps only the volumes near some solid piece.
+    """
+    found: list[list[str]] = [[] for _ in range(len(volumes))]
+    if len(world.solid_pieces) == 0 or len(volumes) == 0:
+        return found
+    bounds = np.array([np.ravel(world.pieces[p].bounds) for p in world.solid_pieces])  # (m, 6)
+    boxes = volumes.boxes
+    near = np.all(
+        (boxes[:, None, :3] < bounds[None, :, 3:] - CLEARANCE) & (boxes[:, None, 3:] > bounds[None, :, :3] + CLEARANCE),
+        axis=2,
+    ).any(axis=1)
+    chosen = np.flatnonzero(near)
+    if len(chosen) == 0:
+        return found
+    probe = SimpleNamespace(
+        troopers=volumes,
+        pieces=world.pieces,
+        piece_index=world.piece_index,
+        solid_pieces=world.solid_pieces,
+        solid_rays=world.solid_rays,
+    )
+    for k, pieces in scenery_overlaps(probe, chosen).items():
+        found[k] = pieces
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def footprint(piece) -> shapely.Geometry:
+    """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
+    triangles = np.asarray(piece.mesh.triangles)[:, :, :2]
+    flat = shapely.polygons(triangles)
+    return shapely.union_all(flat[shapely.area(flat) > 1e-9])
+
+
+def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
+    """How far (mm) a base reaches into `shape` past its edge: from the edge to the deepest point of the base."""
+    return float(radius + signed_clearance(shape, np.asarray(centre))[0])
+
+
+# --- the check of a whole table -----------------------------------------------------------------------------------
+
+
+def deploy_check(world) -> DeployCheckResult:
+    """Every rule of RULES.md "Deployment" for every trooper and marker of a side (see the module docstring)."""
+    v = world.troopers
+    checked = np.flatnonzero(~v.neutral)
+    found: dict[tuple[int, int], list[DeployProblem]] = {}
+
+    def add(i: int, rule: str, message: str, **numbers) -> None:
+        problem = DeployProblem(v.ids[i], rule, message, tuple(numbers.items()))
+        found.setdefault((i, RULES.index(rule)), []).append(problem)
+
+    _zone_problems(world, checked, add)
+    _contact_problems(world, add)
+    _support_problems(world, checked, add)
+    _scenery_problems(world, checked, add)
+    problems = tuple(p for key in sorted(found) for p in found[key])
+    return DeployCheckResult(
+        problems=problems,
+        checked=tuple(v.ids[i] for i in checked),
+        exempt=tuple(v.ids[i] for i in np.flatnonzero(v.neutral)),
+    )
+
+
+def _zone_problems(world, checked: np.ndarray, add) -> None:
+    v = world.troopers
+    for side in dict.fromkeys(v.sides[i] for i in checked):
+        mine = checked[[v.sides[i] == side for i in checked]]
+        zone = side_zone(world, side)
+        if zone is None:
+            for i in mine:
+                add(i, "own_zone", f"side '{side}' has no deployment zone in the scene, so '{v.ids[i]}' cannot be "
+                    f"deployed legally; add one under `deployment_zones`", side=side, outside_mm=None)
+            continue
+        outside = zone_outside(zone, v.centre[mine], v.radius[mine])
+        for i, mm in zip(mine.tolist(), outside.tolist()):
+            if mm > EPS:
+                add(i, "own_zone", f"the base reaches {mm:.2f} mm outside {side}'s deployment zone; it must be "
+                    "totally inside", side=side, outside_mm=_mm(mm))
+
+
+def _contact_problems(world, add) -> None:
+    """RULES.md (Deployment): "No base contact with enemy or neutral models, markers, tokens or mission objectives"."""
+    v = world.troopers
+    a, b = np.triu_indices(len(v), k=1)
+    hostile = ~v.allied(a, b)  # enemy or neutral
+    tolerance = world.scene.base_contact_tolerance
+    touching = hostile & base_contact(v, a, b, tolerance)
+    for i, j in zip(a[touching].tolist(), b[touching].tolist()):
+        if v.neutral[i]:
+            i, j = j, i  # report under the trooper that was deployed
+        kind = "marker" if v.marker[j] else "model"
+        relation = "neutral" if v.neutral[j] else "enemy"
+        gap = float(base_distance(v, i, j))
+        add(i, "base_contact", f"in base contact with {relation} {kind} '{v.ids[j]}' (bases {gap:.2f} mm apart, "
+            f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=_mm(gap), tolerance_mm=_mm(tolerance))
+
+
+def _support_problems(world, checked: np.ndarray, add) -> None:
+    v = world.troopers
+    drop, share = support_gaps(world, v.centre[checked], v.z[checked], v.radius[checked])
+    for i, d, s in zip(checked.tolist(), drop.tolist(), share.tolist()):
+        if d > SUPPORT_TOLERANCE:
+            add(i, "supported", f"the base does not rest flat on a surface as large as itself: {100 * s:.0f}% of it "
+                f"is over a drop of up to {d:.2f} mm below its underside (z = {v.z[i]:.2f} mm)",
+                z=_mm(v.z[i]), drop_mm=_mm(d), unsupported_share=round(s, 4))
+
+
+def _scenery_problems(world, checked: np.ndarray, add) -> None:
+    v = world.troopers
+    by_id = {p.id: p for p in world.pieces}
+    for i, piece_ids in scenery_overlaps(world, checked).items():
+        reach = [
+            {"id": pid, "reach_mm": _mm(reach_into(footprint(by_id[pid]), v.centre[i], v.radius[i]))}
+            for pid in piece_ids
+        ]
+        said = ", ".join(f"'{r['id']}' (the base reaches {r['reach_mm']:.2f} mm into its footprint)" for r in reach)
+        add(i, "scenery", f"the volume intersects scenery: {said}", pieces=reach)

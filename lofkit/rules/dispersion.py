@@ -1,0 +1,416 @@
+"""RULES.md "Dispersion": where a dispersing trooper lands, for one d20 roll or for all twenty.
+
+Geometry and the choices made where RULES.md is silent:
+
+- The template's number 1 points from the intended point `at` to the table centre; number k points
+  ``18 * (k - 1)`` degrees clockwise from it (seen from above, so its angle counter-clockwise from +x *falls*).
+  When `at` is the table centre (within 1e-6 mm) number 1 has no direction: it then points along +y, away from the
+  first player's edge (a fixed, documented convention, the same for both players).
+- The element is a trooper (or marker) of the scene: its base, volume and side are used; where it stands now is
+  ignored (it is the one moving), and other troopers are not part of the landing test (RULES.md lists only the
+  table edge, scenery, the support and the enemy zone): troopers in base contact with the landing base (including
+  one it would stand on or in) are listed in `in_contact_with` for the players to settle.
+- Landing height: the base comes down on what is below the landing point, the highest solid surface under the
+  base centre (the table top, z = 0, when there is none). A base that lands there legally rests flat, so that
+  height is also the one `z: auto` gives it (surfaces.rest_height). Against that level:
+  ``off_table``: part of the base is past a table edge (a base exactly touching the edge is on the table);
+  ``inside_scenery``: the volume intersects solid scenery (a wall or a building's side cutting into the base);
+  ``unsupported``: part of the base hangs over a drop (a roof's edge, a wall's top, a crate smaller than the base);
+  ``enemy_zone``: part of the base is strictly inside another side's deployment zone (touching its edge from
+  outside is not inside). Every failing reason is listed in `reasons`; `reason` is the first in that order.
+- Fallback: the trooper is placed in its own deployment zone with its base touching a table edge (centre one
+  radius from the edge), at a spot that obeys every rule of RULES.md "Deployment" (deployment.py): base totally in
+  the zone, no base contact with enemy or neutral models, flat support and no scenery in the volume (and not in an
+  enemy zone). "In base contact with the table edge" is read as contact with the table top's edge: the base stands
+  on the table (z within the scene's base-contact tolerance of 0), not on scenery flush with the edge. The owner
+  chooses the spot; the one reported is the legal spot nearest to the attempted landing, found on a 1 mm grid along
+  each edge and refined to about 1e-5 mm at the ends of each legal stretch (a gap under 1 mm between two legal
+  grid spots is not seen).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from lofkit.rules.deployment import (
+    SUPPORT_TOLERANCE,
+    cylinders,
+    side_zone,
+    signed_clearance,
+    support_gaps,
+    volume_overlaps,
+    zone_outside,
+)
+from lofkit.errors import LofkitError
+from lofkit.rules.measure import base_contact
+from lofkit.geometry.support import surface_under
+from lofkit.units import EPS, INCH
+
+DISPERSION_DISTANCE = 16 * INCH
+"""RULES.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a skill
+or scenario says otherwise)"."""
+
+TEMPLATE_STEP = 18.0
+"""Degrees between two numbers of the Circular Template."""
+
+REASONS = ("off_table", "inside_scenery", "unsupported", "enemy_zone")
+"""Why a landing cannot stand, in RULES.md order."""
+
+REASON_TEXT = {
+    "off_table": "the base would be partly off the table",
+    "inside_scenery": "the volume would be inside scenery",
+    "unsupported": "the base would be on a surface too small for it",
+    "enemy_zone": "the base would be inside the enemy deployment zone",
+}
+
+EDGE_STEP = 1.0
+"""mm between the spots tried along each table edge for the fallback."""
+REFINE, LEVELS = 16, 4
+"""Each end of a legal stretch of an edge is refined LEVELS times, REFINE-fold each time (to about 1.5e-5 mm)."""
+
+
+class DispersionError(LofkitError):
+    """A dispersion that cannot be asked: a roll that is not a d20 result, an intended point off the table."""
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """Where the trooper goes instead: in its own zone touching a table edge (`position` None when nowhere fits)."""
+
+    position: tuple[float, float, float] | None
+    reason: str
+    edge: str | None
+    message: str
+
+    def to_dict(self) -> dict:
+        return {
+            "position": None if self.position is None else [_mm(c) for c in self.position],
+            "reason": self.reason,
+            "edge": self.edge,
+            "owner_chooses": True,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class DispersionResult:
+    """One d20 outcome: the direction, the attempted landing, whether it stands and, if not, the fallback."""
+
+    element: str
+    at: tuple[float, float]
+    roll: int
+    direction_deg: float
+    distance_mm: float
+    landing: tuple[float, float, float]
+    reasons: tuple[str, ...]
+    scenery: tuple[str, ...]
+    fallback: Fallback | None
+    in_contact_with: tuple[str, ...] = ()
+
+    @property
+    def placed(self) -> bool:
+        """True when the trooper stands at `landing`."""
+        return not self.reasons
+
+    @property
+    def reason(self) -> str | None:
+        return self.reasons[0] if self.reasons else None
+
+    @property
+    def position(self) -> tuple[float, float, float] | None:
+        """Where the trooper ends: the landing, or the fallback spot (None when no legal spot exists)."""
+        return self.landing if self.placed else self.fallback.position
+
+    def to_dict(self) -> dict:
+        return {
+            "element": self.element,
+            "at": [_mm(c) for c in self.at],
+            "roll": self.roll,
+            "direction_deg": _mm(self.direction_deg),
+            "distance_mm": _mm(self.distance_mm),
+            "landing": [_mm(c) for c in self.landing],
+            "placed": self.placed,
+            "reason": self.reason,
+            "reasons": list(self.reasons),
+            "scenery": list(self.scenery),
+            "in_contact_with": list(self.in_contact_with),
+            "fallback": None if self.fallback is None else self.fallback.to_dict(),
+        }
+
+
+class DispersionOutcomes(tuple):
+    """All twenty outcomes (a tuple of `DispersionResult`, roll 1 first) with a summary for the CLI."""
+
+    def to_dict(self) -> dict:
+        first = self[0]
+        reasons = {code: sum(r.reason == code for r in self) for code in REASONS}
+        return {
+            "element": first.element,
+            "at": [_mm(c) for c in first.at],
+            "distance_mm": _mm(first.distance_mm),
+            "placed": sum(r.placed for r in self),
+            "p_placed": sum(r.placed for r in self) / len(self),
+            "fallback_reasons": {code: n for code, n in reasons.items() if n},
+            "outcomes": [r.to_dict() for r in self],
+        }
+
+
+def _mm(value: float) -> float:
+    return round(float(value), 6)
+
+
+# --- the template --------------------------------------------------------------------------------------------------
+
+
+def template_directions(world, at, rolls) -> np.ndarray:
+    """RULES.md: "the d20 result picks one of 20 directions printed clockwise on the template at 18° steps
+    (1 = toward the table centre)": degrees counter-clockwise from +x, in [0, 360)."""
+    rolls = np.asarray(rolls)
+    for roll in np.ravel(rolls).tolist():
+        if isinstance(roll, bool) or not isinstance(roll, (int, float)) or roll not in range(1, 21):
+            raise DispersionError(f"roll {roll!r} is not a d20 result; give a whole number from 1 to 20")
+    table = world.scene.table
+    dx, dy = table.width / 2 - at[0], table.depth / 2 - at[1]
+    one = 90.0 if math.hypot(dx, dy) <= EPS else math.degrees(math.atan2(dy, dx))
+    return np.mod(one - TEMPLATE_STEP * (rolls - 1), 360.0)
+
+
+def _check_point(world, at) -> tuple[float, float]:
+    try:
+        x, y = (float(c) for c in at)
+    except (TypeError, ValueError):
+        raise DispersionError(f"the intended point {at!r} is not two numbers X,Y (mm)") from None
+    table = world.scene.table
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise DispersionError(f"the intended point ({x}, {y}) is not finite")
+    if x < -EPS or y < -EPS or x > table.width + EPS or y > table.depth + EPS:
+        raise DispersionError(
+            f"the intended point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)"
+        )
+    return x, y
+
+
+# --- landing ------------------------------------------------------------------------------------------------------
+
+
+def _enemy_zones(world, side: str) -> shapely.Geometry | None:
+    others = sorted({z.side for z in world.scene.deployment_zones if z.side != side})
+    zones = [side_zone(world, s) for s in others]
+    return shapely.union_all(zones) if zones else None
+
+
+def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+    """For bases of `element` at `centres`: their level, a (n, 4) mask of failing REASONS and the scenery hit."""
+    v = world.troopers
+    r, h, side = v.radius[element], v.height[element], v.sides[element]
+    table = world.scene.table
+    z = surface_under(world, centres)
+    x, y = centres[:, 0], centres[:, 1]
+    off = (x - r < -EPS) | (y - r < -EPS) | (x + r > table.width + EPS) | (y + r > table.depth + EPS)
+    scenery = volume_overlaps(world, cylinders(centres, z, r, h))
+    inside = np.array([bool(s) for s in scenery], dtype=bool)
+    drop, _ = support_gaps(world, centres, z, r)
+    enemy = _enemy_zones(world, side)
+    in_enemy = np.zeros(len(centres), dtype=bool) if enemy is None else signed_clearance(enemy, centres) > -r + EPS
+    return z, np.column_stack([off, inside, drop > SUPPORT_TOLERANCE, in_enemy]), scenery
+
+
+def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_only: bool = False):
+    """Base contact (measure.base_contact) of `element`'s base at each (centre, z) with the other troopers (only
+    enemies and neutrals when `hostile_only`): a (bases, others) mask and the others' indices."""
+    v = world.troopers
+    others = np.flatnonzero(np.arange(len(v)) != element)
+    if hostile_only:
+        others = others[~v.allied(element, others)]
+    n = len(centres)
+    if len(others) == 0 or n == 0:
+        return np.zeros((n, len(others)), dtype=bool), others
+    bases = cylinders(
+        np.vstack([centres, v.centre[others]]),
+        np.concatenate([z, v.z[others]]),
+        np.concatenate([np.full(n, v.radius[element]), v.radius[others]]),
+        np.concatenate([np.full(n, v.height[element]), v.height[others]]),
+    )
+    a, b = np.meshgrid(np.arange(n), n + np.arange(len(others)), indexing="ij")
+    return base_contact(bases, a, b, world.scene.base_contact_tolerance), others
+
+
+def _element(world, element_id: str) -> int:
+    v = world.troopers
+    i = v.index(element_id)
+    if v.neutral[i]:
+        raise DispersionError(
+            f"'{element_id}' is neutral: a dispersing element needs a side (its own deployment zone is the fallback)"
+        )
+    return i
+
+
+def _outcomes(world, element_id: str, at, rolls, distance: float) -> list[DispersionResult]:
+    i = _element(world, element_id)
+    at = _check_point(world, at)
+    if not (math.isfinite(distance) and distance >= 0):
+        raise DispersionError(f"dispersion distance {distance!r} must be a finite length >= 0 mm")
+    rolls = np.atleast_1d(np.asarray(rolls))
+    angles = template_directions(world, at, rolls)
+    radians = np.radians(angles)
+    centres = np.asarray(at) + distance * np.column_stack([np.cos(radians), np.sin(radians)])
+    z, failing, scenery = _landing_reasons(world, i, centres)
+    failed = np.flatnonzero(failing.any(axis=1))
+    fallbacks = _fallbacks(world, i, centres[failed], [REASONS[int(np.argmax(failing[k]))] for k in failed])
+    by_outcome = dict(zip(failed.tolist(), fallbacks))
+    touching, others = _contacts(world, i, centres, z)
+    return [
+        DispersionResult(
+            element=element_id,
+            at=at,
+            roll=int(rolls[k]),
+            direction_deg=float(angles[k]),
+            distance_mm=float(distance),
+            landing=(float(centres[k, 0]), float(centres[k, 1]), float(z[k])),
+            reasons=tuple(code for code, bad in zip(REASONS, failing[k]) if bad),
+            scenery=tuple(scenery[k]),
+            fallback=by_outcome.get(k),
+            in_contact_with=tuple(world.troopers.ids[j] for j in others[touching[k]]),
+        )
+        for k in range(len(rolls))
+    ]
+
+
+def disperse(world, element_id: str, at, roll: int, distance: float = DISPERSION_DISTANCE) -> DispersionResult:
+    """RULES.md: "place the Circular Template centred on the intended point with its number 1 pointing at the
+    centre of the table" and move the element `distance` (16") along the direction the d20 `roll` picks.
+
+    `at` is the intended point (x, y) in mm; raises DispersionError for a roll outside 1..20 or a point off the table.
+    """
+    return _outcomes(world, element_id, at, [roll], distance)[0]
+
+
+def disperse_all(world, element_id: str, at, distance: float = DISPERSION_DISTANCE) -> DispersionOutcomes:
+    """All twenty outcomes of `disperse` at once (roll 1 first), e.g. to draw them or count how many stand."""
+    return DispersionOutcomes(_outcomes(world, element_id, at, np.arange(1, 21), distance))
+
+
+# --- fallback -----------------------------------------------------------------------------------------------------
+
+
+def _edges(world, r: float) -> list[tuple[str, np.ndarray, np.ndarray, float, float]]:
+    """Each table edge as the line of base centres touching it: (name, origin, direction, t_min, t_max)."""
+    w, d = world.scene.table.width, world.scene.table.depth
+    along_x, along_y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    return [
+        ("y=0", np.array([0.0, r]), along_x, r, w - r),
+        (f"y={d:g}", np.array([0.0, d - r]), along_x, r, w - r),
+        ("x=0", np.array([r, 0.0]), along_y, r, d - r),
+        (f"x={w:g}", np.array([w - r, 0.0]), along_y, r, d - r),
+    ]
+
+
+def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RULES.md "Deployment" for the element's base at `centres` on the table edge: (legal mask, level z)."""
+    v = world.troopers
+    r, h = v.radius[element], v.height[element]
+    legal = zone_outside(zone, centres, r) <= EPS
+    if enemy is not None:
+        legal &= signed_clearance(enemy, centres) <= -r + EPS
+    z = np.zeros(len(centres))
+    k = np.flatnonzero(legal)
+    if len(k) == 0:
+        return legal, z
+    z[k] = surface_under(world, centres[k])
+    on_table = z[k] <= world.scene.base_contact_tolerance + EPS  # touching the table's edge, not standing on scenery
+    legal[k[~on_table]] = False
+    k = k[on_table]
+    touching = _contacts(world, element, centres[k], z[k], hostile_only=True)[0].any(axis=1)
+    legal[k[touching]] = False
+    k = k[~touching]
+    if len(k):
+        drop, _ = support_gaps(world, centres[k], z[k], r)
+        clear = np.array([not s for s in volume_overlaps(world, cylinders(centres[k], z[k], r, h))], dtype=bool)
+        legal[k] = (drop <= SUPPORT_TOLERANCE) & clear
+    return legal, z
+
+
+def _stretches(world, element: int, zone, enemy) -> list[tuple[str, np.ndarray, np.ndarray, float, float]]:
+    """The legal stretches of every table edge: (edge name, origin, direction, t_start, t_end)."""
+    r = float(world.troopers.radius[element])
+    edges = [e for e in _edges(world, r) if e[4] >= e[3] - EPS]
+    samples = [np.linspace(lo, hi, max(2, int(np.ceil((hi - lo) / EDGE_STEP)) + 1)) for _, _, _, lo, hi in edges]
+    owner = np.repeat(np.arange(len(edges)), [len(t) for t in samples])
+    t = np.concatenate(samples)
+    edge_origin, edge_direction = np.array([e[1] for e in edges]), np.array([e[2] for e in edges])
+    legal, _ = _legal_spots(world, element, zone, enemy, edge_origin[owner] + t[:, None] * edge_direction[owner])
+    # runs of legal samples on one edge; an end with an illegal neighbour is refined towards it
+    same_edge_next = np.append(owner[1:] == owner[:-1], False)
+    starts = np.flatnonzero(legal & ~np.insert(legal[:-1] & same_edge_next[:-1], 0, False))
+    ends = np.flatnonzero(legal & ~(np.append(legal[1:], False) & same_edge_next))
+    ends_t, starts_t = t[ends].copy(), t[starts].copy()
+    grow = [(k, k + 1, ends_t, i) for i, k in enumerate(ends) if same_edge_next[k]]
+    grow += [(k, k - 1, starts_t, i) for i, k in enumerate(starts) if k > 0 and owner[k - 1] == owner[k]]
+    if grow:
+        good = np.array([t[k] for k, _, _, _ in grow])  # legal end of each bracket
+        bad = np.array([t[n] for _, n, _, _ in grow])  # its illegal neighbour
+        edge_of = np.array([owner[k] for k, _, _, _ in grow])
+        fraction = np.arange(1, REFINE) / REFINE
+        for _ in range(LEVELS):  # each level narrows every bracket REFINE-fold, all brackets in one batch
+            fine_t = good[:, None] + (bad - good)[:, None] * fraction[None]
+            fine_xy = edge_origin[edge_of][:, None, :] + fine_t[..., None] * edge_direction[edge_of][:, None, :]
+            fine_legal, _ = _legal_spots(world, element, zone, enemy, fine_xy.reshape(-1, 2))
+            fine_legal = np.hstack([fine_legal.reshape(len(grow), REFINE - 1), np.zeros((len(grow), 1), bool)])
+            first_bad = np.argmin(fine_legal, axis=1)
+            padded = np.hstack([good[:, None], fine_t, bad[:, None]])
+            good, bad = padded[np.arange(len(grow)), first_bad], padded[np.arange(len(grow)), first_bad + 1]
+        for g, (_, _, target, i) in enumerate(grow):  # one entry per stretch end (a handful per table)
+            target[i] = good[g]
+    return [
+        (edges[owner[s]][0], edges[owner[s]][1], edges[owner[s]][2], float(a), float(b))
+        for s, a, b in zip(starts, starts_t, ends_t)
+    ]
+
+
+def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> list[Fallback]:
+    """RULES.md: "the trooper is instead placed inside its own deployment zone in base contact with the table edge
+    (report the nearest such position and say that the owner chooses)"."""
+    if len(targets) == 0:
+        return []
+    v = world.troopers
+    side = v.sides[element]
+    zone = side_zone(world, side)
+    if zone is None:
+        message = f"side '{side}' has no deployment zone in the scene, so there is nowhere to place it"
+        return [Fallback(None, reason, None, f"{REASON_TEXT[reason]}; {message}") for reason in reasons]
+    enemy = _enemy_zones(world, side)
+    stretches = _stretches(world, element, zone, enemy)
+    if not stretches:
+        message = f"no spot of {side}'s deployment zone touching a table edge fits the base; the owner chooses"
+        return [Fallback(None, reason, None, f"{REASON_TEXT[reason]}; {message}") for reason in reasons]
+    origin = np.array([s[1] for s in stretches])
+    direction = np.array([s[2] for s in stretches])
+    lo, hi = np.array([s[3] for s in stretches]), np.array([s[4] for s in stretches])
+    t = np.clip(np.einsum("tsk,sk->ts", targets[:, None, :] - origin[None], direction), lo, hi)  # (targets, stretches)
+    spots = origin[None] + t[..., None] * direction[None]
+    nearest = np.argmin(np.linalg.norm(spots - targets[:, None, :], axis=-1), axis=1)
+    chosen = spots[np.arange(len(targets)), nearest]
+    legal, z = _legal_spots(world, element, zone, enemy, chosen)
+    if not legal.all():  # a gap narrower than EDGE_STEP inside a stretch: take the nearest end of a stretch instead
+        ends = np.vstack([origin + lo[:, None] * direction, origin + hi[:, None] * direction])
+        for k in np.flatnonzero(~legal):
+            pick = int(np.argmin(np.linalg.norm(ends - targets[k], axis=1)))
+            chosen[k], nearest[k] = ends[pick], pick % len(stretches)
+        legal, z = _legal_spots(world, element, zone, enemy, chosen)
+    return [
+        Fallback(
+            position=(float(chosen[k, 0]), float(chosen[k, 1]), float(z[k])),
+            reason=reason,
+            edge=stretches[nearest[k]][0],
+            message=(
+                f"{REASON_TEXT[reason]}: the trooper is placed instead in {side}'s deployment zone in base contact "
+                f"with the table edge {stretches[nearest[k]][0]}; the owner chooses the spot, the nearest legal one "
+                f"is ({chosen[k, 0]:.1f}, {chosen[k, 1]:.1f})"
+            ),
+        )
+        for k, reason in enumerate(reasons)
+    ]

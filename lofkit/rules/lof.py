@@ -1,0 +1,128 @@
+"""Line of Fire verdicts: arc, engagement, sight and target validity, each with its evidence (RULES.md LoF 1-5).
+
+"LoF from shooter A to target B exists when" B is in A's arc (LoF 1), sight holds between them (LoF 2-4; computed
+once per unordered pair), and, for an engaged shooter, B is in base contact with it. "LoF can exist to friendly or
+neutral troopers, but they are never valid targets for an attack" (LoF 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lofkit.sight.obstruction import Segments, blocker_names, first_obstruction
+from lofkit.rules.cover import partial_cover, scenery_in_contact, visibility_mod
+from lofkit.errors import LofkitError
+from lofkit.rules.measure import base_contact, base_distance, in_arc, in_zoc, may_trace, range_band
+from lofkit.rules.results import LofVerdict, MatrixResult
+from lofkit.sight.search import Progress, Sight, evidence_segments, sight
+
+
+def _target_problem(volumes, a: int, b: int) -> str | None:
+    """Why B is not a valid target for A (None when it is)."""
+    if volumes.neutral[b]:
+        return f"{volumes.ids[b]} is neutral: never a valid target"
+    if volumes.allied(a, b):
+        return f"{volumes.ids[b]} is friendly: never a valid target"
+    return None
+
+
+def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]]) -> LofVerdict:
+    v = world.troopers
+    shooter, target = v.ids[a], v.ids[b]
+    arc = bool(in_arc(v, a, b))
+    contact = bool(base_contact(v, a, b, world.scene.base_contact_tolerance))
+    engaged_elsewhere = arc and not bool(may_trace(v, a, b, world.scene.base_contact_tolerance))
+    lof = arc and seen.seen and not engaged_elsewhere
+    if not arc:
+        reason = f"out of arc: {target} is wholly behind {shooter}'s front 180° arc"
+    elif engaged_elsewhere:
+        reason = f"{shooter} is engaged and may only trace LoF to troopers in base contact; {target} is not"
+    elif not seen.seen and seen.proof:
+        reason = f"no sight: {seen.proof} cuts every line between the two volumes"
+    elif not seen.seen:
+        most = ", ".join(name for name, _ in seen.blockers) or "nothing found"
+        reason = f"no sight: no 3 x 3 mm patch of either trooper is seen by the other (blocked most by {most})"
+    else:
+        reason = f"LoF: {seen.witness.eye_of} sees a 3 x 3 mm patch of {seen.witness.patch_of}"
+    problem = _target_problem(v, a, b)
+    if lof and problem:
+        reason = f"LoF, but {problem}"
+    d = float(base_distance(v, a, b))
+    cover = None
+    if seen.seen:  # Partial Cover matters only where there is sight
+        if b not in touching:
+            touching[b] = scenery_in_contact(world, b)
+        cover = partial_cover(world, a, b, touching[b])
+    mod, zone = visibility_mod(world, seen.witness)
+    return LofVerdict(
+        shooter=shooter,
+        target=target,
+        lof=lof,
+        in_arc=arc,
+        sight=seen.seen,
+        can_target=lof and problem is None,
+        reason=reason,
+        distance_mm=d,
+        range_band=str(range_band(d)[1]),
+        in_zoc=bool(in_zoc(v, a, b)),
+        base_contact=contact,
+        witness=seen.witness,
+        blockers=seen.blockers if not seen.seen else (),
+        cover=cover is not None,
+        cover_from=cover,
+        visibility_mod=mod,
+        visibility_zone=zone,
+    )
+
+
+def verdicts(
+    world, ordered_pairs: Sequence[tuple[int, int]], progress: Progress | None = None
+) -> list[LofVerdict]:
+    """LoF for each ordered (shooter, target) pair of trooper indices; sight is computed once per unordered pair."""
+    pairs = np.asarray(ordered_pairs, dtype=np.int64).reshape(-1, 2)
+    if np.any(pairs[:, 0] == pairs[:, 1]):
+        raise LofkitError("a trooper and itself: LoF needs two different troopers")
+    seen = sight(world, pairs, progress)
+    touching: dict[int, list[int]] = {}  # scenery in base contact, per target
+    return [_verdict(world, a, b, seen[min(a, b), max(a, b)], touching) for a, b in pairs.tolist()]
+
+
+def check(world, shooter: str, target: str) -> LofVerdict:
+    """LoF from trooper `shooter` to trooper `target` (ids), with its evidence."""
+    v = world.troopers
+    return verdicts(world, [(v.index(shooter), v.index(target))])[0]
+
+
+def matrix(world, progress: Progress | None = None) -> MatrixResult:
+    """LoF for every ordered pair of distinct troopers."""
+    n = len(world.troopers)
+    a, b = np.nonzero(~np.eye(n, dtype=bool))
+    return MatrixResult(tuple(verdicts(world, np.column_stack([a, b]), progress)))
+
+
+@dataclass(frozen=True)
+class SegmentSample:
+    """Sampled sight segments from the shooter's key eyes to the target's coarse lattice, for pictures: each starts
+    at an eye and ends where it is first blocked (or on the template); `blocker` names what stopped it."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    blocked: np.ndarray
+    blocker: tuple[str | None, ...]
+
+
+def sample_segments(world, shooter: str, target: str, limit: int = 400, seed: int = 0) -> SegmentSample:
+    """Up to `limit` segments of the shooter's sight of the target, blocked ones cut at their first obstruction."""
+    v = world.troopers
+    a, b = v.index(shooter), v.index(target)
+    segments, cylinders = evidence_segments(world, a, b)
+    pick = np.random.default_rng(seed).permutation(len(segments.lengths))[:limit]
+    chosen = Segments(segments.origins[pick], segments.directions[pick], segments.lengths[pick])
+    distance, codes = first_obstruction(world, chosen, cylinders[pick])
+    blocked = codes >= 0
+    reach = np.where(blocked, distance, chosen.lengths)
+    names = np.where(blocked, blocker_names(world)[np.maximum(codes, 0)], None)
+    return SegmentSample(chosen.origins, chosen.origins + chosen.directions * reach[:, None], blocked, tuple(names))

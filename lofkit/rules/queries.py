@@ -1,0 +1,65 @@
+"""Questions about a World, answered as frozen results. Queries never print, render or read files."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from lofkit.rules.measure import ZOC_RADIUS, base_contact, base_distance, in_zoc, neighbours, range_band
+from lofkit.rules.results import DistanceResult, SceneInfo, TrooperRow, ZocResult
+from lofkit.geometry.world import World
+
+
+def distance(world: World, a: str, b: str) -> DistanceResult:
+    """Base-to-base distance, range band and base contact between troopers `a` and `b`."""
+    v = world.troopers
+    i, j = v.index(a), v.index(b)
+    d = float(base_distance(v, i, j))
+    return DistanceResult(
+        a=a,
+        b=b,
+        distance_mm=d,
+        range_band=str(range_band(d)[1]),
+        base_contact=bool(base_contact(v, i, j, world.scene.base_contact_tolerance)),
+    )
+
+
+def zoc(world: World, a: str) -> ZocResult:
+    """ZoC relations of `a` both ways; candidates come from the rtree index, the rule is applied to them in bulk."""
+    v = world.troopers
+    i = v.index(a)
+    others = neighbours(world, i, ZOC_RADIUS)
+    inside_a = others[in_zoc(v, i, others)]
+    a_inside = others[in_zoc(v, others, i)]
+    return ZocResult(
+        trooper=a,
+        inside_zoc_of_a=tuple(v.ids[k] for k in inside_a),
+        a_inside_zoc_of=tuple(v.ids[k] for k in a_inside),
+    )
+
+
+def info(world: World) -> SceneInfo:
+    """A summary of the scene for people: table, zones, terrain by kind and every trooper's volume."""
+    scene, v = world.scene, world.troopers
+    rows = tuple(
+        TrooperRow(
+            id=t.id,
+            side="neutral" if t.neutral else str(t.side),
+            silhouette=("marker" if t.marker else "custom" if t.silhouette is None else f"S{t.silhouette}")
+            + (" as S0" if t.prone else ""),
+            base_mm=2 * v.radius[i],
+            height_mm=v.height[i],
+            position=(*v.centre[i], v.z[i]),
+            facing=float(np.mod(v.facing[i], 360.0)),
+            state=t.state,
+        )
+        for i, t in enumerate(scene.troopers)
+    )
+    return SceneInfo(
+        table_mm=(scene.table.width, scene.table.depth),
+        deployment_zones=tuple(z.side for z in scene.deployment_zones),
+        terrain_by_kind=dict(Counter(t.kind for t in scene.terrain)),
+        triangles=sum(len(p.mesh.faces) for p in world.pieces),
+        troopers=rows,
+    )

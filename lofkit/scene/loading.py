@@ -1,0 +1,90 @@
+"""Reading scene files (YAML, JSON or TOML, by extension) into a validated `Scene`."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from lofkit.errors import Problem, SceneError
+from lofkit.scene.model import Scene, scene_problems
+from lofkit.units import SCENE_UNITS
+
+SCENE_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
+
+
+def read_document(path: Path) -> object:
+    """Parse a YAML, JSON or TOML file; syntax errors name the line."""
+    kind = SCENE_SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise SceneError(path, [Problem("(file)", f"unknown extension '{path.suffix}'; use .yaml, .json or .toml")])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(path, [Problem("(file)", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SceneError(path, [Problem("(file)", f"cannot read the file: {exc}")]) from None
+    try:
+        if kind == "yaml":
+            return yaml.safe_load(text)
+        if kind == "json":
+            return json.loads(text)
+        return tomllib.loads(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
+        raise SceneError(path, [Problem(where, f"not valid YAML: {exc.problem}")]) from None
+    except json.JSONDecodeError as exc:
+        raise SceneError(path, [Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")]) from None
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise SceneError(path, [Problem("(file)", f"not valid {kind.upper()}: {exc}")]) from None
+
+
+def _where(loc: tuple) -> str:
+    """('troopers', 2, 'silhouette') -> 'troopers[2].silhouette'."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif not str(part).startswith(("function-", "tagged-union", "union[", "tuple[", "float", "str", "int")):
+            text += f".{part}" if text else str(part)
+    return text or "(top)"
+
+
+def _message(error: dict) -> str:
+    if error["type"] == "extra_forbidden":
+        return f"unknown key '{error['loc'][-1]}'; check its spelling against the scene format (`lofkit schema`)"
+    if error["type"] == "missing":
+        return "required field is missing"
+    return error["msg"].removeprefix("Value error, ")
+
+
+def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
+    """Validate already-parsed scene data (lengths in the data's `units`) into a Scene."""
+    if not isinstance(data, dict):
+        raise SceneError(source, [Problem("(top)", "a scene is a mapping with keys like lofkit, table, terrain, troopers")])
+    units = data.get("units", "mm")
+    try:
+        scene = Scene.model_validate(data, context={"units": units if units in SCENE_UNITS else "mm"})
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            problem = Problem(_where(error["loc"]), _message(error))
+            if problem not in problems:
+                problems.append(problem)
+        raise SceneError(source, problems) from None
+    if source is not None:
+        scene._source = Path(source).resolve()
+    problems = scene_problems(scene)
+    if problems:
+        raise SceneError(source, problems)
+    return scene
+
+
+def load_scene(path: str | Path) -> Scene:
+    """Read and validate a scene file: `.yaml`/`.yml`, `.json` or `.toml`."""
+    path = Path(path)
+    return scene_from_data(read_document(path), path)

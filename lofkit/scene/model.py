@@ -1,0 +1,282 @@
+"""The scene file format (SCENE_FORMAT.md) as validated, immutable data.
+
+A `Scene` is plain data: every length is in millimetres once validated (bare numbers are read in the file's
+`units`, passed to validation as context). It never touches a mesh library; `World.from_scene` does that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import shapely
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from lofkit.errors import Problem
+from lofkit.scene.silhouettes import SILHOUETTES, volume_size
+from lofkit.units import EPS, INCH, parse_angle, parse_length
+
+_LENGTH_PATTERN = r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*(mm|cm|in|")?\s*$'
+LENGTH_SCHEMA = {
+    "anyOf": [{"type": "number"}, {"type": "string", "pattern": _LENGTH_PATTERN}],
+    "description": 'a number in the scene\'s units, or a string with a unit: "25mm", "2.5cm", "8in", "8\\""',
+}
+
+
+def _length(value: object, info: ValidationInfo) -> float:
+    return parse_length(value, (info.context or {}).get("units", "mm"))
+
+
+def _z(value: object, info: ValidationInfo) -> float | str:
+    return "auto" if value == "auto" else _length(value, info)
+
+
+def _point3(value: object) -> object:
+    """A terrain position may leave out z (it then stands on the table)."""
+    return [*value, 0] if isinstance(value, (list, tuple)) and len(value) == 2 else value
+
+
+Length = Annotated[float, BeforeValidator(_length), WithJsonSchema(LENGTH_SCHEMA)]
+PositiveLength = Annotated[Length, Field(gt=0)]
+NonNegativeLength = Annotated[Length, Field(ge=0)]
+Angle = Annotated[float, BeforeValidator(parse_angle), WithJsonSchema({"type": "number", "description": "degrees"})]
+Point2 = tuple[Length, Length]
+Point3 = Annotated[tuple[Length, Length, Length], BeforeValidator(_point3)]
+Elevation = Annotated[
+    float | str,
+    BeforeValidator(_z),
+    WithJsonSchema({"anyOf": [LENGTH_SCHEMA, {"const": "auto"}], "description": "elevation of the base's underside"}),
+]
+TerrainKind = Literal["solid", "zero_visibility", "low_visibility", "poor_visibility"]
+TrooperState = Literal["moving", "engaged", "prone"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def _valid_polygon(points: tuple) -> tuple:
+    polygon = shapely.Polygon(points)
+    if not polygon.is_valid or polygon.area <= EPS:
+        raise ValueError(f"polygon is not a simple polygon with an area ({shapely.is_valid_reason(polygon)})")
+    return points
+
+
+class Table(_Model):
+    """The table top: the plane z = 0 over 0 <= x <= width, 0 <= y <= depth."""
+
+    width: PositiveLength = 48 * INCH
+    depth: PositiveLength = 48 * INCH
+    image: Annotated[str, Field(min_length=1)] | None = Field(
+        None,
+        description="a PNG or JPEG picture of the table top (e.g. from `lofkit photo`), path relative to the scene "
+        "file, stretched over the whole top: its first row along the far edge (y = depth), its first column at x = 0",
+    )
+
+
+class DeploymentZone(_Model):
+    side: str
+    polygon: Annotated[tuple[Point2, ...], Field(min_length=3)]
+
+    _check_polygon = field_validator("polygon")(_valid_polygon)
+
+
+class Box(_Model):
+    size: tuple[PositiveLength, PositiveLength, PositiveLength]
+
+
+class Cylinder(_Model):
+    diameter: PositiveLength
+    height: PositiveLength
+
+
+class Wall(_Model):
+    start: Point2 = Field(alias="from")
+    to: Point2
+    thickness: PositiveLength
+    height: PositiveLength
+
+    @model_validator(mode="after")
+    def _has_length(self) -> Wall:
+        if abs(self.to[0] - self.start[0]) + abs(self.to[1] - self.start[1]) <= EPS:
+            raise ValueError("a wall needs `from` and `to` at different points")
+        return self
+
+
+class Prism(_Model):
+    polygon: Annotated[tuple[Point2, ...], Field(min_length=3)]
+    height: PositiveLength
+
+    _check_polygon = field_validator("polygon")(_valid_polygon)
+
+
+SHAPES = ("box", "cylinder", "wall", "prism", "mesh")
+
+
+class Terrain(_Model):
+    """One terrain piece: exactly one shape (`box`, `cylinder`, `wall`, `prism` or `mesh`), placed on the table."""
+
+    id: Annotated[str, Field(min_length=1)]
+    box: Box | None = None
+    cylinder: Cylinder | None = None
+    wall: Wall | None = None
+    prism: Prism | None = None
+    mesh: str | None = None
+    mesh_units: Literal["mm", "cm", "in", "m"] | None = None
+    up_axis: Literal["z", "y"] | None = None
+    position: Point3 = (0.0, 0.0, 0.0)
+    rotation: Angle = 0.0
+    scale: Annotated[float, Field(gt=0, allow_inf_nan=False)] | tuple[
+        Annotated[float, Field(gt=0, allow_inf_nan=False)], ...
+    ] = 1.0
+    kind: TerrainKind = "solid"
+    blocks_lof: bool | None = None
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> Terrain:
+        given = [name for name in SHAPES if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one shape of {', '.join(SHAPES)} (found {', '.join(given) or 'none'})")
+        if self.mesh is None and (self.mesh_units or self.up_axis):
+            raise ValueError("`mesh_units` and `up_axis` only apply to a `mesh` piece")
+        if isinstance(self.scale, tuple) and len(self.scale) != 3:
+            raise ValueError("`scale` is one number or three (x, y, z)")
+        return self
+
+    @property
+    def shape(self) -> str:
+        return next(name for name in SHAPES if getattr(self, name) is not None)
+
+    @property
+    def blocks(self) -> bool:
+        """Whether the piece obstructs LoF: by default solid scenery and Zero Visibility zones do."""
+        return self.blocks_lof if self.blocks_lof is not None else self.kind in ("solid", "zero_visibility")
+
+
+class Trooper(_Model):
+    """A trooper or a marker standing on the table (its volume comes from `silhouette`, `base`, `height`)."""
+
+    id: Annotated[str, Field(min_length=1)]
+    side: str | None = None
+    neutral: bool = False
+    marker: bool = False
+    silhouette: int | None = None
+    base: PositiveLength | None = None
+    height: PositiveLength | None = None
+    position: Point2
+    z: Elevation = 0.0
+    facing: Angle | None = None
+    facing_towards: str | Point2 | None = None
+    state: tuple[TrooperState, ...] = ()
+
+    @field_validator("silhouette")
+    @classmethod
+    def _known_silhouette(cls, value: int | None) -> int | None:
+        if value is not None and value not in SILHOUETTES:
+            raise ValueError(f"unknown silhouette {value}; use 1..8 (S0 is `state: [prone]`)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Trooper:
+        if self.facing is not None and self.facing_towards is not None:
+            raise ValueError("give `facing` or `facing_towards`, not both")
+        if self.side is None and not self.neutral:
+            raise ValueError("give the trooper a `side`, or mark it `neutral: true`")
+        volume_size(self.silhouette, self.base, self.height, marker=self.marker)
+        return self
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """(base diameter, height) in mm, prone troopers as S0."""
+        return volume_size(self.silhouette, self.base, self.height, prone=self.prone, marker=self.marker)
+
+    @property
+    def prone(self) -> bool:
+        return "prone" in self.state
+
+
+class Scene(_Model):
+    """A whole table: terrain, troopers and deployment zones, lengths in mm."""
+
+    lofkit: Literal[1]
+    units: Literal["mm", "cm", "in"] = "mm"
+    table: Table = Table()
+    base_contact_tolerance: NonNegativeLength = 0.5
+    deployment_zones: tuple[DeploymentZone, ...] = ()
+    terrain: tuple[Terrain, ...] = ()
+    troopers: tuple[Trooper, ...] = ()
+    _source: Path | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Path | None:
+        """The file the scene was read from (mesh paths are relative to its folder)."""
+        return self._source
+
+    def resolve(self, relative: str) -> Path:
+        """A path written in the scene, relative to the scene file's folder."""
+        base = self._source.parent if self._source is not None else Path.cwd()
+        return (base / relative).resolve()
+
+    def trooper_index(self, trooper_id: str) -> int | None:
+        return next((i for i, t in enumerate(self.troopers) if t.id == trooper_id), None)
+
+
+def scene_problems(scene: Scene) -> list[Problem]:
+    """Errors that span several fields (SCENE_FORMAT.md "Rules for bad input")."""
+    problems = []
+    seen: dict[str, str] = {}
+    for group in ("terrain", "troopers"):
+        for i, item in enumerate(getattr(scene, group)):
+            where = f"{group}[{i}].id"
+            if item.id in seen:
+                problems.append(Problem(where, f"duplicate id '{item.id}' (first used at {seen[item.id]})"))
+            seen.setdefault(item.id, where)
+    if scene.table.image is not None:
+        problems.extend(_table_image_problems(scene))
+    trooper_ids = {t.id for t in scene.troopers}
+    width, depth = scene.table.width, scene.table.depth
+    for i, trooper in enumerate(scene.troopers):
+        target = trooper.facing_towards
+        if isinstance(target, str) and (target not in trooper_ids or target == trooper.id):
+            problems.append(Problem(f"troopers[{i}].facing_towards", f"'{target}' is not another trooper's id"))
+        (x, y), radius = trooper.position, trooper.size[0] / 2
+        overhang = max(radius - x, x + radius - width, radius - y, y + radius - depth)
+        if overhang > EPS:
+            problems.append(
+                Problem(
+                    f"troopers[{i}].position",
+                    f"the base reaches {overhang:.2f} mm past the table edge (table is {width:g} x {depth:g} mm, "
+                    f"base diameter {2 * radius:g} mm); move it onto the table",
+                )
+            )
+    return problems
+
+
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+"""The first bytes of a PNG and of a JPEG file."""
+
+
+def _table_image_problems(scene: Scene) -> list[Problem]:
+    """`table.image` must name a PNG or JPEG file (relative to the scene file's folder)."""
+    path = scene.resolve(scene.table.image)
+    if not path.is_file():
+        return [Problem("table.image",
+                        f"image file '{path}' not found (paths are relative to the scene file's folder)")]
+    try:
+        with path.open("rb") as file:
+            head = file.read(8)
+    except OSError as exc:
+        return [Problem("table.image", f"cannot read '{path}': {exc.strerror}")]
+    if not head.startswith(IMAGE_SIGNATURES):
+        return [Problem("table.image", f"'{path}' is not a PNG or JPEG image")]
+    return []

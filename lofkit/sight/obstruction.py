@@ -1,0 +1,257 @@
+"""What obstructs a segment: blocking terrain (Embree) and other troopers' volumes (exact cylinders).
+
+RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks (solid scenery, and Zero
+Visibility zones ...), and the volume of every other trooper, friendly, enemy or neutral. Never by: A and B
+themselves, markers, troopers that declared a movement in this order (`moving`), terrain marked
+`blocks_lof: false`." Touching is not obstructing: a segment must pass through a volume's inside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lofkit.sight.kernels import all_cross
+from lofkit.sight.lattice import END_TRIM
+
+PRISM_SIDES = 12
+"""Sides of the prisms drawn around volumes for proofs of "hidden" (they must contain the cylinders)."""
+
+
+@dataclass(frozen=True)
+class Segments:
+    """Segments as Embree takes them: origins, unit directions and lengths, trimmed by `END_TRIM` at both ends."""
+
+    origins: np.ndarray
+    directions: np.ndarray
+    lengths: np.ndarray
+
+    @classmethod
+    def between(cls, starts: np.ndarray, ends: np.ndarray, trim: float = END_TRIM) -> Segments:
+        starts, ends = np.reshape(starts, (-1, 3)), np.reshape(ends, (-1, 3))
+        span = ends - starts
+        length = np.linalg.norm(span, axis=1)
+        unit = span / np.maximum(length, 1e-12)[:, None]
+        return cls(starts + unit * trim, unit, np.maximum(length - 2 * trim, 0.0))
+
+    def take(self, keep: np.ndarray) -> Segments:
+        return Segments(self.origins[keep], self.directions[keep], self.lengths[keep])
+
+
+def blocking_troopers(world, a: int, b: int) -> np.ndarray:
+    """Troopers whose volumes may block sight between `a` and `b`: not markers, not `moving`, not the pair, and
+    standing in the pair's corridor (the rtree finds those near it; then their discs must come within reach of the
+    line between the two bases and their heights overlap the pair's)."""
+    v = world.troopers
+    box = np.concatenate([np.minimum(v.boxes[a, :3], v.boxes[b, :3]), np.maximum(v.boxes[a, 3:], v.boxes[b, 3:])])
+    near = np.fromiter(world.trooper_index.intersection(tuple(box)), dtype=np.int64)
+    near = near[~v.marker[near] & ~v.moving[near] & (near != a) & (near != b)]
+    start, span = v.centre[a], v.centre[b] - v.centre[a]
+    along = np.clip((v.centre[near] - start) @ span / max(float(span @ span), 1e-12), 0.0, 1.0)
+    off_line = np.linalg.norm(start + along[:, None] * span - v.centre[near], axis=1)
+    reach = max(v.radius[a], v.radius[b]) + v.radius[near]
+    low, high = min(v.z[a], v.z[b]), max(v.top[a], v.top[b])
+    keep = (off_line < reach) & (v.top[near] > low) & (v.z[near] < high)
+    return np.sort(near[keep])
+
+
+def cylinder_entry(volumes, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
+    """Distance along each segment at which it enters the inside of each of its cylinders (inf: it does not).
+
+    `cylinders` (n, k) holds trooper indices per segment, -1 for none; returns (n, k). Work is done only for the
+    (segment, cylinder) pairs that exist.
+    """
+    entry = np.full(cylinders.shape, np.inf)
+    for slot in range(cylinders.shape[1]):
+        rows = np.flatnonzero(cylinders[:, slot] >= 0)
+        if len(rows):
+            entry[rows, slot] = _enter_cylinder(volumes, segments, rows, cylinders[rows, slot])
+    return entry
+
+
+def _enter_cylinder(volumes, segments: Segments, rows: np.ndarray, troopers: np.ndarray) -> np.ndarray:
+    o, d, length = segments.origins[rows], segments.directions[rows], segments.lengths[rows]
+    rel = o[:, :2] - volumes.centre[troopers]
+    a = d[:, 0] ** 2 + d[:, 1] ** 2
+    b = 2 * (rel[:, 0] * d[:, 0] + rel[:, 1] * d[:, 1])
+    c = rel[:, 0] ** 2 + rel[:, 1] ** 2 - volumes.radius[troopers] ** 2
+    disc = b * b - 4 * a * c
+    level = a > 1e-12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.sqrt(np.maximum(disc, 0.0))
+        t0 = np.where(level, np.where(disc > 0, (-b - root) / (2 * a), np.inf), np.where(c < 0, -np.inf, np.inf))
+        t1 = np.where(level, (-b + root) / (2 * a), np.where(c < 0, np.inf, -np.inf))
+        bottom, top = volumes.z[troopers], volumes.top[troopers]
+        flat = np.abs(d[:, 2]) < 1e-12
+        inside_z = (o[:, 2] > bottom) & (o[:, 2] < top)
+        za, zb = (bottom - o[:, 2]) / d[:, 2], (top - o[:, 2]) / d[:, 2]
+        zlo = np.where(flat, np.where(inside_z, -np.inf, np.inf), np.minimum(za, zb))
+        zhi = np.where(flat, np.where(inside_z, np.inf, -np.inf), np.maximum(za, zb))
+    enter = np.maximum(np.maximum(t0, zlo), 0.0)
+    leave = np.minimum(np.minimum(t1, zhi), length)
+    return np.where(leave - enter > 1e-9, enter, np.inf)
+
+
+def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
+    """Whether each point lies inside a Zero Visibility zone (a closed mesh)."""
+    inside = np.zeros(len(points), dtype=bool)
+    if len(points) == 0:
+        return inside
+    lowest, highest = points.min(axis=0), points.max(axis=0)
+    for index in world.zero_visibility:
+        piece = world.pieces[index]
+        low, high = piece.bounds
+        if np.any(highest < low) or np.any(lowest > high):
+            continue  # the whole batch is clear of this zone's box
+        near = np.flatnonzero(np.all((points >= low) & (points <= high), axis=1))
+        if len(near) and piece.closed:
+            inside[near[piece.mesh.contains(points[near])]] = True
+    return inside
+
+
+def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarray | None = None) -> np.ndarray:
+    """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k).
+
+    Zero Visibility zones "block into, through and out of themselves": a segment crossing a zone's surface is
+    blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
+    (n,) may give that per segment when the caller knows it (all segments of one eye share it)."""
+    hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
+    return _or_smoke_and_troopers(world, segments, cylinders, in_smoke, hit)
+
+
+def blocked_first_parts(world, segments: Segments, cylinders: np.ndarray,
+                        in_smoke: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """`blocked`, and the convex part (index into `world.convex_parts`) each segment meets first (-1: none, or a
+    face of no convex part); an Embree intersection query instead of an occlusion query."""
+    mesh, face = world.blocking_rays.first_face(segments.origins, segments.directions, segments.lengths)
+    hit = _or_smoke_and_troopers(world, segments, cylinders, in_smoke, mesh >= 0)
+    return hit, world.convex_parts.part_of(mesh, face)
+
+
+def _or_smoke_and_troopers(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarray | None,
+                           hit: np.ndarray) -> np.ndarray:
+    """`hit` (segments obstructed by terrain), or starting in a Zero Visibility zone, or through a cylinder."""
+    if world.zero_visibility:
+        hit |= inside_zero_visibility(world, segments.origins) if in_smoke is None else in_smoke
+    free = np.flatnonzero(~hit & (cylinders >= 0).any(axis=1))
+    if len(free):
+        clear = Segments(segments.origins[free], segments.directions[free], segments.lengths[free])
+        hit[free] = np.isfinite(cylinder_entry(world.troopers, clear, cylinders[free])).any(axis=1)
+    return hit
+
+
+def first_obstruction(world, segments: Segments, cylinders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distance to the first obstruction along each segment (inf: clear) and what it is, as a code: a piece
+    index, or the number of pieces plus a trooper index (-1: clear). `blocker_names` turns codes into ids."""
+    distance, mesh = world.blocking_rays.first_hit(segments.origins, segments.directions, segments.lengths)
+    entry = cylinder_entry(world.troopers, segments, cylinders)
+    rows = np.arange(len(distance))
+    nearest = np.argmin(entry, axis=1) if entry.shape[1] else np.zeros(len(distance), dtype=int)
+    trooper_t = entry[rows, nearest] if entry.shape[1] else np.full(len(distance), np.inf)
+    by_trooper = trooper_t < distance
+    codes = np.full(len(distance), -1, dtype=np.int64)
+    hit_piece = ~by_trooper & np.isfinite(distance)
+    codes[hit_piece] = world.blocking_pieces[mesh[hit_piece]]
+    codes[by_trooper] = len(world.pieces) + cylinders[rows[by_trooper], nearest[by_trooper]]
+    return np.minimum(distance, trooper_t), codes
+
+
+def blocker_names(world) -> np.ndarray:
+    """Ids indexed by obstruction code (see `first_obstruction`)."""
+    return np.array([p.id for p in world.pieces] + list(world.troopers.ids), dtype=object)
+
+
+def blocker_counts(world, segments: Segments, cylinders: np.ndarray) -> list[tuple[str, int]]:
+    """How many segments each blocker stops first (a terrain piece or a trooper), most first."""
+    _, codes = first_obstruction(world, segments, cylinders)
+    found, counts = np.unique(codes[codes >= 0], return_counts=True)
+    names = blocker_names(world)[found].tolist()
+    return sorted(zip(names, counts.tolist()), key=lambda item: (-item[1], item[0]))
+
+
+def prisms(volumes, indices: np.ndarray) -> np.ndarray:
+    """Vertices (n, 2 * PRISM_SIDES, 3) of prisms containing the volume cylinders of troopers `indices`, from
+    `END_TRIM` above their undersides (where the lowest eyes and lattice points are) to their tops."""
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    angle = np.arange(PRISM_SIDES) * 2 * np.pi / PRISM_SIDES
+    reach = volumes.radius[indices] / np.cos(np.pi / PRISM_SIDES)
+    ring = volumes.centre[indices][:, None, :] + reach[:, None, None] * np.stack([np.cos(angle), np.sin(angle)], -1)
+    levels = [np.broadcast_to(z[:, None, None], ring.shape[:2] + (1,)) for z in (volumes.z[indices] + END_TRIM,
+                                                                                 volumes.top[indices])]
+    return np.concatenate([np.concatenate([ring, level], axis=-1) for level in levels], axis=1)
+
+
+def prism_vertices(volumes, i: int) -> np.ndarray:
+    """Vertices (2 * PRISM_SIDES, 3) of the prism around trooper i's volume (see `prisms`)."""
+    return prisms(volumes, [i])[0]
+
+
+PROOF_PAIRS = 2048
+"""Rows whose candidate parts are gathered at once by `covering_parts`."""
+
+
+def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, which: np.ndarray) -> np.ndarray:
+    """For each candidate c, whether every segment from a point of `starts[rows[c]]` to a point of
+    `ends[rows[c]]` passes through the inside of convex part `which[c]` (touching is not crossing)."""
+    result = np.zeros(len(which), dtype=bool)
+    if len(which):
+        all_cross(np.ascontiguousarray(starts, dtype=float), np.ascontiguousarray(ends, dtype=float),
+                  np.asarray(rows, dtype=np.int64), np.asarray(which, dtype=np.int64), parts.normals, parts.offsets,
+                  parts.faces, result)
+    return result
+
+
+def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """For each row n, one convex part of blocking terrain (an index into `world.convex_parts`) that every segment
+    between the convex hulls of `starts[n]` (n, a, 3) and `ends[n]` (n, b, 3) crosses, or -1. If every segment
+    between the vertices of two convex polytopes crosses one convex body, every segment between any of their
+    points does (the body holds a cross-section of each cone of segments). Candidates must overlap the row's
+    bounding box and cross the segment between the two hulls' middles; a few vertex-to-vertex segments rule most of
+    them out before all are tried; the lowest-numbered covering part is returned."""
+    parts = world.convex_parts
+    found = np.full(len(starts), -1, dtype=np.int64)
+    if len(parts.piece) == 0:
+        return found
+    few_a = np.unique(np.linspace(0, starts.shape[1] - 1, 4).round().astype(int))
+    few_b = np.unique(np.linspace(0, ends.shape[1] - 1, 4).round().astype(int))
+    for first in range(0, len(starts), PROOF_PAIRS):
+        a, b = starts[first : first + PROOF_PAIRS], ends[first : first + PROOF_PAIRS]
+        low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
+        near = np.all((parts.bounds[None, :, :3] < high[:, None]) & (parts.bounds[None, :, 3:] > low[:, None]), axis=2)
+        row, part = np.nonzero(near)
+        middles = (a.mean(1, keepdims=True), b.mean(1, keepdims=True))
+        for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b]), (a, b)):
+            covering = _all_through(tried_a, tried_b, row, parts, part)
+            row, part = row[covering], part[covering]
+        keep = np.unique(row, return_index=True)[1]
+        found[first + row[keep]] = part[keep]
+    return found
+
+
+def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
+    """For each pair (n, 2) of trooper indices, a convex part of blocking terrain crossed by every segment between
+    prisms around both volumes (`covering_parts`), or -1: a proof that they cannot see each other."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return covering_parts(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]))
+
+
+def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:
+    """A proof that a and b cannot see each other: the id of one convex blocker that every segment between them
+    crosses, or None. Prisms around both volumes are used, so the proof holds for every eye in one and every point
+    of the other's template, both ways."""
+    v = world.troopers
+    return covering_blocker(world, prism_vertices(v, a), prism_vertices(v, b), cylinders)
+
+
+def covering_blocker(world, starts: np.ndarray, ends: np.ndarray, cylinders: np.ndarray) -> str | None:
+    """The id of one convex blocker (one of the troopers `cylinders`, or a convex part of a blocking piece, see
+    `covering_parts`) that every segment between the convex hulls of the points `starts` and `ends` crosses, or
+    None."""
+    v = world.troopers
+    segments = Segments.between(np.repeat(starts, len(ends), axis=0), np.tile(ends, (len(starts), 1)), trim=0.0)
+    for trooper in cylinders:
+        if np.isfinite(cylinder_entry(v, segments, np.full((len(segments.lengths), 1), trooper))).all():
+            return v.ids[trooper]
+    part = covering_parts(world, np.asarray(starts, dtype=float)[None], np.asarray(ends, dtype=float)[None])[0]
+    return world.pieces[world.convex_parts.piece[part]].id if part >= 0 else None
