@@ -16,6 +16,7 @@ from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_gap
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.scene.table import base_on_table
 from lofkit.geometry.support import rest_height
 from lofkit.geometry.world import World
 
@@ -87,7 +88,7 @@ def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
     r = diameter / 2
     z = rest_height(world, centres, np.full(len(centres), r))
     table = world.scene.table
-    on_table = np.all((centres >= r) & (centres <= [table.width - r, table.depth - r]), axis=1)
+    on_table = base_on_table(centres, r, table.width, table.depth)
     drop, _ = support_gaps(world, centres, z, r)
     clear = np.array([not found for found in volume_overlaps(world, cylinders(centres, z, r, height))], dtype=bool)
     return Placements(centres, z, on_table & (drop <= SUPPORT_TOLERANCE) & clear, diameter, height)

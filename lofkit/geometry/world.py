@@ -20,6 +20,7 @@ from lofkit.geometry.clearance import scenery_overlaps
 from lofkit.errors import Problem, SceneError, UnknownTrooperError
 from lofkit.ray.backends import EmbreeRays, RayBackend
 from lofkit.scene.model import Scene, scene_problems
+from lofkit.scene.table import ON_TABLE_TOLERANCE, table_overhang
 from lofkit.geometry.support import rest_height
 from lofkit.geometry.terrain import ConvexParts, Piece, build_pieces, convex_parts
 from lofkit.units import EPS
@@ -241,14 +242,13 @@ def _facings(scene: Scene) -> tuple[np.ndarray, list[Problem]]:
 
 def _table_edge_warnings(scene: Scene, pieces: Sequence[Piece]) -> list[Problem]:
     """SCENE_FORMAT.md: "terrain reaching past the table edge" is a warning."""
-    warnings = []
-    width, depth = scene.table.width, scene.table.depth
-    for i, piece in enumerate(pieces):
-        (x0, y0, _), (x1, y1, _) = piece.bounds
-        overhang = max(-x0, x1 - width, -y0, y1 - depth)
-        if overhang > EPS:
-            warnings.append(Problem(f"terrain[{i}]", f"'{piece.id}' reaches {overhang:.1f} mm past the table edge"))
-    return warnings
+    bounds = np.array([p.bounds[:, :2] for p in pieces], dtype=float).reshape(-1, 2, 2)
+    overhangs = table_overhang(bounds[:, 0], bounds[:, 1], scene.table.width, scene.table.depth)
+    return [
+        Problem(f"terrain[{i}]", f"'{piece.id}' reaches {overhang:.1f} mm past the table edge")
+        for i, (piece, overhang) in enumerate(zip(pieces, overhangs.tolist()))
+        if overhang > ON_TABLE_TOLERANCE
+    ]
 
 
 def _facing_warnings(scene: Scene) -> list[Problem]:

@@ -21,6 +21,7 @@ import numpy as np
 from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import in_zoc, may_trace
+from lofkit.scene.table import base_on_table
 from lofkit.sight.search import Witness, sight
 
 SPACING = 2.5
@@ -67,10 +68,10 @@ class AroResult:
 
 
 def check_path(world, path) -> None:
-    """A declared move stays on the table."""
+    """A declared move stays on the table (`scene.table.base_on_table`, a point being a base of radius 0)."""
     table = world.scene.table
     for x, y in path or []:
-        if not (0 <= x <= table.width and 0 <= y <= table.depth):
+        if not base_on_table((x, y), 0.0, table.width, table.depth)[0]:
             raise LofkitError(f"path point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)")
 
 

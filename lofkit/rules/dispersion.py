@@ -48,6 +48,7 @@ from lofkit.rules.deployment import (
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_contact
 from lofkit.geometry.support import surface_under
+from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH
 
 DISPERSION_DISTANCE = 16 * INCH
@@ -187,7 +188,7 @@ def _check_point(world, at) -> tuple[float, float]:
     table = world.scene.table
     if not (math.isfinite(x) and math.isfinite(y)):
         raise DispersionError(f"the intended point ({x}, {y}) is not finite")
-    if x < -EPS or y < -EPS or x > table.width + EPS or y > table.depth + EPS:
+    if not base_on_table((x, y), 0.0, table.width, table.depth)[0]:
         raise DispersionError(
             f"the intended point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)"
         )
@@ -209,8 +210,7 @@ def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarr
     r, h, side = v.radius[element], v.height[element], v.sides[element]
     table = world.scene.table
     z = surface_under(world, centres)
-    x, y = centres[:, 0], centres[:, 1]
-    off = (x - r < -EPS) | (y - r < -EPS) | (x + r > table.width + EPS) | (y + r > table.depth + EPS)
+    off = ~base_on_table(centres, r, table.width, table.depth)
     scenery = volume_overlaps(world, cylinders(centres, z, r, h))
     inside = np.array([bool(s) for s in scenery], dtype=bool)
     drop, _ = support_gaps(world, centres, z, r)
