@@ -11,13 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import SUPPORT_TOLERANCE, cylinders, side_zone, support_gaps, volume_overlaps
+from lofkit.rules.deployment import SUPPORT_TOLERANCE, side_zone, support_gaps, volume_overlaps
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_gap
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.scene.table import base_on_table
 from lofkit.geometry.support import rest_height
+from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 
 MAX_SPOTS = 1_000_000
@@ -40,7 +41,7 @@ class Placements:
 
 def terrain_only(world: World) -> World:
     """The same table without its troopers: analyses judge the layout, not a game in progress."""
-    return world.with_troopers(cylinders(np.zeros((0, 2)), 0.0, 1.0, 1.0))
+    return world.with_troopers(base_volumes(np.zeros((0, 2)), 0.0, 1.0, 1.0))
 
 
 def _grid_size(count: int, what: str, option: str, source) -> None:
@@ -90,7 +91,7 @@ def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
     table = world.scene.table
     on_table = base_on_table(centres, r, table.width, table.depth)
     drop, _ = support_gaps(world, centres, z, r)
-    clear = np.array([not found for found in volume_overlaps(world, cylinders(centres, z, r, height))], dtype=bool)
+    clear = np.array([not found for found in volume_overlaps(world, base_volumes(centres, z, r, height))], dtype=bool)
     return Placements(centres, z, on_table & (drop <= SUPPORT_TOLERANCE) & clear, diameter, height)
 
 

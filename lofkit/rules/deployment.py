@@ -36,7 +36,7 @@ from lofkit.geometry.clearance import CLEARANCE, scenery_overlaps
 from lofkit.rules.measure import base_contact, base_distance
 from lofkit.geometry.support import DOWN, SPACING, disc_grid
 from lofkit.units import EPS
-from lofkit.geometry.world import Volumes
+from lofkit.geometry.volumes import Volumes
 
 SUPPORT_TOLERANCE = 0.01
 """mm: a surface this close below (or above) the base's underside supports it."""
@@ -128,31 +128,6 @@ def support_gaps(world, centres: np.ndarray, z, radii) -> tuple[np.ndarray, np.n
         drop[chosen] = np.maximum(gap.max(axis=1), 0.0)
         share[chosen] = (gap > SUPPORT_TOLERANCE).mean(axis=1)
     return drop, share
-
-
-def cylinders(centres, z, radii, heights) -> Volumes:
-    """Volumes for bases that are not (or not yet) troopers of the scene, e.g. spots a dispersing trooper may take."""
-    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
-    n = len(centres)
-
-    def column(values) -> np.ndarray:
-        return np.broadcast_to(np.asarray(values, dtype=float), (n,)).copy()
-
-    false = np.zeros(n, dtype=bool)
-    return Volumes(
-        ids=tuple(f"probe-{k}" for k in range(n)),
-        sides=(None,) * n,
-        centre=centres,
-        z=column(z),
-        radius=column(radii),
-        height=column(heights),
-        facing=np.zeros(n),
-        neutral=false,
-        marker=false,
-        moving=false,
-        engaged=false,
-        prone=false,
-    )
 
 
 def volume_overlaps(world, volumes: Volumes) -> list[list[str]]:

@@ -38,7 +38,6 @@ import shapely
 
 from lofkit.rules.deployment import (
     SUPPORT_TOLERANCE,
-    cylinders,
     side_zone,
     signed_clearance,
     support_gaps,
@@ -48,6 +47,7 @@ from lofkit.rules.deployment import (
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_contact
 from lofkit.geometry.support import surface_under
+from lofkit.geometry.volumes import base_volumes
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH
 
@@ -211,7 +211,7 @@ def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarr
     table = world.scene.table
     z = surface_under(world, centres)
     off = ~base_on_table(centres, r, table.width, table.depth)
-    scenery = volume_overlaps(world, cylinders(centres, z, r, h))
+    scenery = volume_overlaps(world, base_volumes(centres, z, r, h))
     inside = np.array([bool(s) for s in scenery], dtype=bool)
     drop, _ = support_gaps(world, centres, z, r)
     enemy = _enemy_zones(world, side)
@@ -229,7 +229,7 @@ def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_o
     n = len(centres)
     if len(others) == 0 or n == 0:
         return np.zeros((n, len(others)), dtype=bool), others
-    bases = cylinders(
+    bases = base_volumes(
         np.vstack([centres, v.centre[others]]),
         np.concatenate([z, v.z[others]]),
         np.concatenate([np.full(n, v.radius[element]), v.radius[others]]),
@@ -329,7 +329,7 @@ def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple
     k = k[~touching]
     if len(k):
         drop, _ = support_gaps(world, centres[k], z[k], r)
-        clear = np.array([not s for s in volume_overlaps(world, cylinders(centres[k], z[k], r, h))], dtype=bool)
+        clear = np.array([not s for s in volume_overlaps(world, base_volumes(centres[k], z[k], r, h))], dtype=bool)
         legal[k] = (drop <= SUPPORT_TOLERANCE) & clear
     return legal, z
 
