@@ -11,13 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import SUPPORT_TOLERANCE, side_zone, support_gaps, volume_overlaps
+from lofkit.rules.deployment import side_zone
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_gap
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
-from lofkit.scene.table import base_on_table
-from lofkit.geometry.support import rest_height
+from lofkit.geometry.support import base_fit, rest_height
 from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 
@@ -83,16 +82,12 @@ def zone_points(world: World, side: str, spacing: float) -> tuple[np.ndarray, tu
 def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
     """Stand a base of `silhouette` at each centre, resting on what is below; it fits where it lies wholly on the
     table, rests flat (RULES.md, Deployment: "rests flat on a supporting surface at least as large as the base")
-    and its volume meets no scenery."""
+    and its volume meets no scenery (geometry.support.base_fit)."""
     diameter, height = SILHOUETTES[silhouette]
     centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
     r = diameter / 2
     z = rest_height(world, centres, np.full(len(centres), r))
-    table = world.scene.table
-    on_table = base_on_table(centres, r, table.width, table.depth)
-    drop, _ = support_gaps(world, centres, z, r)
-    clear = np.array([not found for found in volume_overlaps(world, base_volumes(centres, z, r, height))], dtype=bool)
-    return Placements(centres, z, on_table & (drop <= SUPPORT_TOLERANCE) & clear, diameter, height)
+    return Placements(centres, z, base_fit(world, centres, z, r, height).fits, diameter, height)
 
 
 def base_distances(a: Placements, b: Placements) -> np.ndarray:

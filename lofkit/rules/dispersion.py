@@ -36,17 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import (
-    SUPPORT_TOLERANCE,
-    side_zone,
-    signed_clearance,
-    support_gaps,
-    volume_overlaps,
-    zone_outside,
-)
+from lofkit.rules.deployment import side_zone, signed_clearance, zone_outside
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_contact
-from lofkit.geometry.support import surface_under
+from lofkit.geometry.support import base_fit, surface_under
 from lofkit.geometry.volumes import base_volumes
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH
@@ -208,15 +201,11 @@ def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarr
     """For bases of `element` at `centres`: their level, a (n, 4) mask of failing REASONS and the scenery hit."""
     v = world.troopers
     r, h, side = v.radius[element], v.height[element], v.sides[element]
-    table = world.scene.table
     z = surface_under(world, centres)
-    off = ~base_on_table(centres, r, table.width, table.depth)
-    scenery = volume_overlaps(world, base_volumes(centres, z, r, h))
-    inside = np.array([bool(s) for s in scenery], dtype=bool)
-    drop, _ = support_gaps(world, centres, z, r)
+    fit = base_fit(world, centres, z, r, h)
     enemy = _enemy_zones(world, side)
     in_enemy = np.zeros(len(centres), dtype=bool) if enemy is None else signed_clearance(enemy, centres) > -r + EPS
-    return z, np.column_stack([off, inside, drop > SUPPORT_TOLERANCE, in_enemy]), scenery
+    return z, np.column_stack([~fit.on_table, ~fit.clear, ~fit.supported, in_enemy]), fit.scenery
 
 
 def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_only: bool = False):
@@ -328,9 +317,7 @@ def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple
     legal[k[touching]] = False
     k = k[~touching]
     if len(k):
-        drop, _ = support_gaps(world, centres[k], z[k], r)
-        clear = np.array([not s for s in volume_overlaps(world, base_volumes(centres[k], z[k], r, h))], dtype=bool)
-        legal[k] = (drop <= SUPPORT_TOLERANCE) & clear
+        legal[k] = base_fit(world, centres[k], z[k], r, h).fits
     return legal, z
 
 
