@@ -34,7 +34,7 @@ import shapely
 
 from lofkit.geometry.support import BaseFit, base_fit
 from lofkit.rules.measure import base_contact, base_distance
-from lofkit.units import EPS
+from lofkit.units import EPS, reported
 
 RULES = ("own_zone", "base_contact", "supported", "scenery")
 """Problem codes, in RULES.md order; each problem names one."""
@@ -72,10 +72,6 @@ class DeployCheckResult:
             "checked": list(self.checked),
             "exempt": list(self.exempt),
         }
-
-
-def _mm(value: float) -> float:
-    return round(float(value), 6)
 
 
 # --- the rules, over arbitrary bases ------------------------------------------------------------------------------
@@ -153,7 +149,7 @@ def _zone_problems(world, checked: np.ndarray, add) -> None:
         for i, mm in zip(mine.tolist(), outside.tolist()):
             if mm > EPS:
                 add(i, "own_zone", f"the base reaches {mm:.2f} mm outside {side}'s deployment zone; it must be "
-                    "totally inside", side=side, outside_mm=_mm(mm))
+                    "totally inside", side=side, outside_mm=reported(mm))
 
 
 def _contact_problems(world, add) -> None:
@@ -170,7 +166,8 @@ def _contact_problems(world, add) -> None:
         relation = "neutral" if v.neutral[j] else "enemy"
         gap = float(base_distance(v, i, j))
         add(i, "base_contact", f"in base contact with {relation} {kind} '{v.ids[j]}' (bases {gap:.2f} mm apart, "
-            f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=_mm(gap), tolerance_mm=_mm(tolerance))
+            f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=reported(gap),
+            tolerance_mm=reported(tolerance))
 
 
 def _support_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
@@ -179,7 +176,7 @@ def _support_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
         if not supported:
             add(i, "supported", f"the base does not rest flat on a surface as large as itself: {100 * s:.0f}% of it "
                 f"is over a drop of up to {d:.2f} mm below its underside (z = {v.z[i]:.2f} mm)",
-                z=_mm(v.z[i]), drop_mm=_mm(d), unsupported_share=round(s, 4))
+                z=reported(v.z[i]), drop_mm=reported(d), unsupported_share=round(s, 4))
 
 
 def _scenery_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
@@ -189,7 +186,7 @@ def _scenery_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
         if not piece_ids:
             continue
         reach = [
-            {"id": pid, "reach_mm": _mm(reach_into(footprint(by_id[pid]), v.centre[i], v.radius[i]))}
+            {"id": pid, "reach_mm": reported(reach_into(footprint(by_id[pid]), v.centre[i], v.radius[i]))}
             for pid in piece_ids
         ]
         said = ", ".join(f"'{r['id']}' (the base reaches {r['reach_mm']:.2f} mm into its footprint)" for r in reach)

@@ -43,7 +43,7 @@ from lofkit.rules.measure import base_contact
 from lofkit.geometry.support import base_fit, surface_under
 from lofkit.geometry.volumes import base_volumes
 from lofkit.scene.table import base_on_table
-from lofkit.units import EPS, INCH
+from lofkit.units import EPS, INCH, reported
 
 DISPERSION_DISTANCE = 16 * INCH
 """RULES.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a skill
@@ -83,7 +83,7 @@ class Fallback:
 
     def to_dict(self) -> dict:
         return {
-            "position": None if self.position is None else [_mm(c) for c in self.position],
+            "position": None if self.position is None else [reported(c) for c in self.position],
             "reason": self.reason,
             "edge": self.edge,
             "owner_chooses": True,
@@ -123,11 +123,11 @@ class DispersionResult:
     def to_dict(self) -> dict:
         return {
             "element": self.element,
-            "at": [_mm(c) for c in self.at],
+            "at": [reported(c) for c in self.at],
             "roll": self.roll,
-            "direction_deg": _mm(self.direction_deg),
-            "distance_mm": _mm(self.distance_mm),
-            "landing": [_mm(c) for c in self.landing],
+            "direction_deg": reported(self.direction_deg),
+            "distance_mm": reported(self.distance_mm),
+            "landing": [reported(c) for c in self.landing],
             "placed": self.placed,
             "reason": self.reason,
             "reasons": list(self.reasons),
@@ -145,17 +145,13 @@ class DispersionOutcomes(tuple):
         reasons = {code: sum(r.reason == code for r in self) for code in REASONS}
         return {
             "element": first.element,
-            "at": [_mm(c) for c in first.at],
-            "distance_mm": _mm(first.distance_mm),
+            "at": [reported(c) for c in first.at],
+            "distance_mm": reported(first.distance_mm),
             "placed": sum(r.placed for r in self),
             "p_placed": sum(r.placed for r in self) / len(self),
             "fallback_reasons": {code: n for code, n in reasons.items() if n},
             "outcomes": [r.to_dict() for r in self],
         }
-
-
-def _mm(value: float) -> float:
-    return round(float(value), 6)
 
 
 # --- the template --------------------------------------------------------------------------------------------------
