@@ -20,6 +20,9 @@ from lofkit.geometry.support import base_fit, rest_height
 from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 
+CELL_ROUNDING = 1e-9
+"""Cells: a table within this of a whole number of cells has that many (float division can fall short, e.g.
+1219.2 / (1219.2 / 37) = 36.99999999999999 counts 37 cells)."""
 MAX_SPOTS = 1_000_000
 """Most cells, or viewer spots over a zone, an analysis lays out (a typo like `--cell-size 0.01mm` stops here)."""
 
@@ -51,7 +54,8 @@ def _grid_size(count: int, what: str, option: str, source) -> None:
 
 def cell_centres(scene: Scene, cell: float) -> tuple[np.ndarray, tuple[int, int]]:
     """Centres (ny * nx, 2) of the table's cells, row by row from y = 0, and the grid's shape (ny, nx)."""
-    nx, ny = int(np.floor(scene.table.width / cell + 1e-9)), int(np.floor(scene.table.depth / cell + 1e-9))
+    nx = int(np.floor(scene.table.width / cell + CELL_ROUNDING))
+    ny = int(np.floor(scene.table.depth / cell + CELL_ROUNDING))
     if nx == 0 or ny == 0:
         raise LofkitError(f"{scene.source or 'the scene'}: a cell of {cell:g} mm is larger than the table; give a "
                           f"smaller --cell-size")

@@ -26,6 +26,8 @@ from lofkit.sight.search import Witness, sight
 
 SPACING = 2.5
 RUN = 40.0
+SAME_CORNER = 1e-9
+"""mm: path corners closer than this are one corner (a zero-length leg has no direction to step along)."""
 ZOC_ONLY = ("Change Facing", "Reset")
 
 
@@ -89,7 +91,7 @@ def parse_path(text: str) -> list[tuple[float, float]]:
 def stations(start, path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Points every <= SPACING mm along start -> path (n, 2), their fraction of the length, and the corner flags."""
     corners = np.array([start, *(path or [])], dtype=float)
-    keep = np.concatenate([[True], np.linalg.norm(np.diff(corners, axis=0), axis=1) > 1e-9])
+    keep = np.concatenate([[True], np.linalg.norm(np.diff(corners, axis=0), axis=1) > SAME_CORNER])
     corners = corners[keep]
     if len(corners) == 1:
         return corners, np.zeros(1), np.ones(1, dtype=bool)

@@ -36,6 +36,9 @@ from lofkit.geometry.support import BaseFit, base_fit
 from lofkit.rules.measure import base_contact, base_distance
 from lofkit.units import EPS, reported
 
+SLIVER_AREA = 1e-9
+"""mm^2: triangles of a mesh seen from above with less area than this (its upright faces) leave its footprint out."""
+
 RULES = ("own_zone", "base_contact", "supported", "scenery")
 """Problem codes, in RULES.md order; each problem names one."""
 
@@ -101,7 +104,7 @@ def footprint(piece) -> shapely.Geometry:
     """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
     triangles = np.asarray(piece.mesh.triangles)[:, :, :2]
     flat = shapely.polygons(triangles)
-    return shapely.union_all(flat[shapely.area(flat) > 1e-9])
+    return shapely.union_all(flat[shapely.area(flat) > SLIVER_AREA])
 
 
 def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
