@@ -29,7 +29,7 @@ import numpy as np
 from lofkit import World, load_scene
 from lofkit.design.scorecard import heatmap
 from lofkit.design.executors import open_executor
-from lofkit.rules.deployment import cylinders
+from lofkit.geometry.volumes import base_volumes as cylinders
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
 from lofkit.sight.search import sight_brute_force

@@ -52,3 +52,16 @@ def parse_angle(value: object) -> float:
 
 def to_inches(mm: float) -> float:
     return mm / INCH
+
+
+REPORTED_DECIMALS = 6
+"""Results report lengths (mm, inches) and angles (degrees) to 1e-6, the resolution of `EPS`."""
+
+
+def reported(value: float) -> float:
+    """A length or angle as results report it (`to_dict()`, JSON): a float rounded to `REPORTED_DECIMALS`.
+
+    >>> reported(175.00000012), reported(to_inches(100.0))
+    (175.0, 3.937008)
+    """
+    return round(float(value), REPORTED_DECIMALS)

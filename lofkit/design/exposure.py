@@ -8,7 +8,6 @@ the probe and viewers never block each other. Options are named for what they me
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -16,13 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.rules.deployment import cylinders
 from lofkit.errors import LofkitError
 from lofkit.design.layout import Placements, base_distances, terrain_only
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.sight.search import Progress, glimpse, seen_pairs
 from lofkit.units import INCH
+from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 
 VIEWERS_PER_BATCH = 4
@@ -114,10 +113,9 @@ def run_sight_job(job: SightJob) -> SightTable:
     result = np.zeros(wanted.shape, dtype=bool)
     if len(rows) == 0:
         return SightTable(result, 0)
-    volumes = cylinders(np.vstack([v.centres, t.centres]), np.concatenate([v.z, t.z]),
-                        np.concatenate([np.full(len(v.z), v.diameter / 2), np.full(len(t.z), t.diameter / 2)]),
-                        np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
-    volumes = dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool))  # they never block each other
+    volumes = base_volumes(np.vstack([v.centres, t.centres]), np.concatenate([v.z, t.z]),  # they block no LoF
+                           np.concatenate([np.full(len(v.z), v.diameter / 2), np.full(len(t.z), t.diameter / 2)]),
+                           np.concatenate([np.full(len(v.z), v.height), np.full(len(t.z), t.height)]))
     pairs = np.stack([rows, len(v.z) + cols], axis=1)
     counted = np.zeros(2, dtype=np.int64)  # segments cast, and settled by compiled tests
 

@@ -11,14 +11,18 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import SUPPORT_TOLERANCE, cylinders, side_zone, support_gaps, volume_overlaps
+from lofkit.rules.deployment import side_zone
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_gap
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
-from lofkit.geometry.support import rest_height
+from lofkit.geometry.support import base_fit, rest_height
+from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 
+CELL_ROUNDING = 1e-9
+"""Cells: a table within this of a whole number of cells has that many (float division can fall short, e.g.
+1219.2 / (1219.2 / 37) = 36.99999999999999 counts 37 cells)."""
 MAX_SPOTS = 1_000_000
 """Most cells, or viewer spots over a zone, an analysis lays out (a typo like `--cell-size 0.01mm` stops here)."""
 
@@ -39,7 +43,7 @@ class Placements:
 
 def terrain_only(world: World) -> World:
     """The same table without its troopers: analyses judge the layout, not a game in progress."""
-    return world.with_troopers(cylinders(np.zeros((0, 2)), 0.0, 1.0, 1.0))
+    return world.with_troopers(base_volumes(np.zeros((0, 2)), 0.0, 1.0, 1.0))
 
 
 def _grid_size(count: int, what: str, option: str, source) -> None:
@@ -50,7 +54,8 @@ def _grid_size(count: int, what: str, option: str, source) -> None:
 
 def cell_centres(scene: Scene, cell: float) -> tuple[np.ndarray, tuple[int, int]]:
     """Centres (ny * nx, 2) of the table's cells, row by row from y = 0, and the grid's shape (ny, nx)."""
-    nx, ny = int(np.floor(scene.table.width / cell + 1e-9)), int(np.floor(scene.table.depth / cell + 1e-9))
+    nx = int(np.floor(scene.table.width / cell + CELL_ROUNDING))
+    ny = int(np.floor(scene.table.depth / cell + CELL_ROUNDING))
     if nx == 0 or ny == 0:
         raise LofkitError(f"{scene.source or 'the scene'}: a cell of {cell:g} mm is larger than the table; give a "
                           f"smaller --cell-size")
@@ -81,16 +86,12 @@ def zone_points(world: World, side: str, spacing: float) -> tuple[np.ndarray, tu
 def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
     """Stand a base of `silhouette` at each centre, resting on what is below; it fits where it lies wholly on the
     table, rests flat (RULES.md, Deployment: "rests flat on a supporting surface at least as large as the base")
-    and its volume meets no scenery."""
+    and its volume meets no scenery (geometry.support.base_fit)."""
     diameter, height = SILHOUETTES[silhouette]
     centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
     r = diameter / 2
     z = rest_height(world, centres, np.full(len(centres), r))
-    table = world.scene.table
-    on_table = np.all((centres >= r) & (centres <= [table.width - r, table.depth - r]), axis=1)
-    drop, _ = support_gaps(world, centres, z, r)
-    clear = np.array([not found for found in volume_overlaps(world, cylinders(centres, z, r, height))], dtype=bool)
-    return Placements(centres, z, on_table & (drop <= SUPPORT_TOLERANCE) & clear, diameter, height)
+    return Placements(centres, z, base_fit(world, centres, z, r, height).fits, diameter, height)
 
 
 def base_distances(a: Placements, b: Placements) -> np.ndarray:

@@ -30,6 +30,7 @@ import numpy as np
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.output import write_scene_file
+from lofkit.scene.table import base_overhang
 
 BASE_DIAMETERS = (25.0, 40.0, 55.0, 70.0)
 BASE_TOLERANCE = 0.15
@@ -315,7 +316,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float) -> list[FoundBase]
     keep = np.abs(found - nearest) <= BASE_TOLERANCE * nearest
     x, y = (circles[:, 0] + 0.5) * sx, depth - (circles[:, 1] + 0.5) * sy
     radius = nearest / 2
-    overhang = np.max([radius - x, x + radius - width, radius - y, y + radius - depth], axis=0)
+    overhang = base_overhang(np.column_stack([x, y]), radius, width, depth)
     keep &= overhang <= EDGE_SLACK
     x, y = np.clip(x, radius, width - radius), np.clip(y, radius, depth - radius)
     accepted: list[int] = []

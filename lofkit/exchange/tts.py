@@ -46,6 +46,7 @@ import numpy as np
 from lofkit.errors import LofkitError
 from lofkit.exchange.output import write_scene_file
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.scene.table import base_on_table
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.units import INCH
 
@@ -404,8 +405,7 @@ def import_tts(
             assumptions.append(f"'{obj.name}' ({obj.guid}): silhouette S{silhouette} assumed from its {base:g} mm base")
         diameter = base if base is not None else SILHOUETTES[silhouette][0]
         x, y = trooper.xy(table_in)
-        radius = diameter / 2 / INCH
-        if min(x - radius, table_in[0] - x - radius, y - radius, table_in[1] - y - radius) < -1e-6:
+        if not base_on_table((x * INCH, y * INCH), diameter / 2, *table)[0]:
             skipped.append(_skip(obj, f"its base is off the table (at {x:.2f}, {y:.2f} in)"))
             continue
         entry = trooper_entry(trooper, table_in, table_top, _unique_id(_slug(obj.name), obj.guid, taken),

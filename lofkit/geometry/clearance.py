@@ -9,11 +9,21 @@ piece (its centre inside that mesh).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
-from lofkit.geometry.support import CLEARANCE, disc_pattern
-
+CLEARANCE = 0.01
+"""Touching is not overlapping: a base touching a piece's side neither stands on it nor cuts into it (mm)."""
 _HEIGHTS = np.array([0.05, 0.5, 0.95])
+
+
+def disc_pattern(rings: int = 3, per_ring: int = 12) -> np.ndarray:
+    """Points of the unit disc: its centre and `rings` concentric rings, the last one on the rim; shape (k, 2)."""
+    radii = np.repeat(np.arange(1, rings + 1) / rings, per_ring)
+    angles = np.tile(np.arange(per_ring) * 2 * np.pi / per_ring, rings)
+    ring = np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=-1)
+    return np.vstack([[0.0, 0.0], ring])
 
 
 def _sample_segments(world, troopers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -82,3 +92,33 @@ def _pokes_into(world, trooper: int, mesh) -> bool:
         return True
     centre = np.array([[*v.centre[trooper], (z0 + z1) / 2]])
     return bool(mesh.is_watertight and mesh.contains(centre)[0])
+
+
+def volume_overlaps(world, volumes) -> list[list[str]]:
+    """RULES.md (Deployment): "the volume intersects no scenery": ids of the solid pieces each volume intersects.
+
+    The clearance test of the scene's troopers (`scenery_overlaps`) run on `volumes` (geometry.volumes.Volumes); a
+    vectorised box test first keeps only the volumes near some solid piece.
+    """
+    found: list[list[str]] = [[] for _ in range(len(volumes))]
+    if len(world.solid_pieces) == 0 or len(volumes) == 0:
+        return found
+    bounds = np.array([np.ravel(world.pieces[p].bounds) for p in world.solid_pieces])  # (m, 6)
+    boxes = volumes.boxes
+    near = np.all(
+        (boxes[:, None, :3] < bounds[None, :, 3:] - CLEARANCE) & (boxes[:, None, 3:] > bounds[None, :, :3] + CLEARANCE),
+        axis=2,
+    ).any(axis=1)
+    chosen = np.flatnonzero(near)
+    if len(chosen) == 0:
+        return found
+    probe = SimpleNamespace(
+        troopers=volumes,
+        pieces=world.pieces,
+        piece_index=world.piece_index,
+        solid_pieces=world.solid_pieces,
+        solid_rays=world.solid_rays,
+    )
+    for k, pieces in scenery_overlaps(probe, chosen).items():
+        found[k] = pieces
+    return found

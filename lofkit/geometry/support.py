@@ -1,4 +1,4 @@
-"""Where bases rest: the highest solid surface under a base.
+"""Where bases rest, and whether a base fits where it stands.
 
 SCENE_FORMAT.md: "`z: auto` = rest on what is below". The base rests on the highest solid surface under any part
 of it (the table top, z = 0, when nothing is there), so a trooper given `z: auto` over a building stands on its
@@ -6,27 +6,29 @@ roof; give `z` explicitly for an inner floor. Two lower bounds of that height ar
 flat-topped, straight-sided pieces tables are made of: rays cast straight down on a grid of `SPACING` mm over the
 base and its rim, and the mesh vertices standing inside the base's column (which catches posts and fence rails
 thinner than the grid). Embree works in float32, so heights are rounded to `RESOLUTION` mm.
+
+RULES.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as the
+base, and the volume intersects no scenery" (`base_fit`, which deployment, dispersion and analyses all use; a
+base that fits also lies on the table, `scene.table.base_on_table`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from lofkit.geometry.clearance import CLEARANCE, volume_overlaps
+from lofkit.geometry.volumes import base_volumes
+from lofkit.scene.table import base_on_table
 from lofkit.units import EPS
 
 DOWN = np.array([0.0, 0.0, -1.0])
 SPACING = 2.0
 RESOLUTION = 1e-4
-CLEARANCE = 0.01
-"""Touching is not overlapping: a base touching a piece's side neither stands on it nor cuts into it (mm)."""
-
-
-def disc_pattern(rings: int = 3, per_ring: int = 12) -> np.ndarray:
-    """Points of the unit disc: its centre and `rings` concentric rings, the last one on the rim; shape (k, 2)."""
-    radii = np.repeat(np.arange(1, rings + 1) / rings, per_ring)
-    angles = np.tile(np.arange(per_ring) * 2 * np.pi / per_ring, rings)
-    ring = np.stack([radii * np.cos(angles), radii * np.sin(angles)], axis=-1)
-    return np.vstack([[0.0, 0.0], ring])
+"""mm: Embree's float32 heights are rounded to this."""
+SUPPORT_TOLERANCE = 0.01
+"""mm: a surface this close below (or above) the base's underside supports it."""
 
 
 def disc_grid(radius: float, spacing: float = SPACING) -> np.ndarray:
@@ -89,3 +91,65 @@ def rest_height(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
         return np.zeros(len(centres))
     heights = np.maximum(_highest_hits(world, centres, radii), _highest_vertices(world, centres, radii, _top(world)))
     return np.maximum(np.round(heights / RESOLUTION) * RESOLUTION, 0.0)
+
+
+def support_gaps(world, centres: np.ndarray, z, radii) -> tuple[np.ndarray, np.ndarray]:
+    """RULES.md (Deployment): "it rests flat on a supporting surface at least as large as the base".
+
+    Returns, per base, the largest drop (mm) from its underside to the solid surface under any sample point of the
+    base (0 when it rests flat) and the share of sample points with a drop over `SUPPORT_TOLERANCE`.
+    """
+    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
+    z = np.broadcast_to(np.asarray(z, dtype=float), (len(centres),))
+    radii = np.broadcast_to(np.asarray(radii, dtype=float), (len(centres),))
+    drop, share = np.zeros(len(centres)), np.zeros(len(centres))
+    for radius in np.unique(radii):  # one sample pattern per base size
+        chosen = np.flatnonzero(radii == radius)
+        grid = disc_grid(max(radius - CLEARANCE, 0.0), SPACING)
+        points = centres[chosen][:, None, :] + grid[None]
+        start = np.broadcast_to((z[chosen] + SUPPORT_TOLERANCE)[:, None], points.shape[:2])
+        origins = np.concatenate([points, start[..., None]], axis=-1).reshape(-1, 3)
+        length = np.maximum(start.reshape(-1), 0.0)
+        distance, _ = world.solid_rays.first_hit(origins, np.broadcast_to(DOWN, origins.shape), length)
+        surface = np.where(np.isfinite(distance), start.reshape(-1) - distance, 0.0).reshape(points.shape[:2])
+        gap = z[chosen][:, None] - surface
+        drop[chosen] = np.maximum(gap.max(axis=1), 0.0)
+        share[chosen] = (gap > SUPPORT_TOLERANCE).mean(axis=1)
+    return drop, share
+
+
+@dataclass(frozen=True)
+class BaseFit:
+    """Whether bases fit where they stand, rule by rule, as arrays over the bases."""
+
+    on_table: np.ndarray  # (n,) bool: the base lies wholly on the table
+    drop: np.ndarray  # (n,) largest drop (mm) from the base's underside to the surface under it (0: rests flat)
+    unsupported_share: np.ndarray  # (n,) share of the base's sample points over a drop of more than SUPPORT_TOLERANCE
+    scenery: tuple[tuple[str, ...], ...]  # ids of the solid pieces each volume intersects
+
+    @property
+    def supported(self) -> np.ndarray:
+        """RULES.md: "it rests flat on a supporting surface at least as large as the base"."""
+        return self.drop <= SUPPORT_TOLERANCE
+
+    @property
+    def clear(self) -> np.ndarray:
+        """RULES.md: "the volume intersects no scenery"."""
+        return np.array([not pieces for pieces in self.scenery], dtype=bool)
+
+    @property
+    def fits(self) -> np.ndarray:
+        """On the table, supported and clear of scenery."""
+        return self.on_table & self.supported & self.clear
+
+
+def base_fit(world, centres, z, radii, heights) -> BaseFit:
+    """RULES.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as
+    the base, and the volume intersects no scenery", for bases (centre (n, 2), underside z, radius, height; scalars
+    or (n,)) standing on `world`'s terrain (its troopers are not part of the test)."""
+    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
+    table = world.scene.table
+    drop, share = support_gaps(world, centres, z, radii)
+    scenery = volume_overlaps(world, base_volumes(centres, z, radii, heights))
+    return BaseFit(base_on_table(centres, radii, table.width, table.depth), drop, share,
+                   tuple(tuple(pieces) for pieces in scenery))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
@@ -17,94 +16,14 @@ import rtree
 import trimesh
 
 from lofkit.geometry.clearance import scenery_overlaps
-from lofkit.errors import Problem, SceneError, UnknownTrooperError
+from lofkit.errors import Problem, SceneError
 from lofkit.ray.backends import EmbreeRays, RayBackend
 from lofkit.scene.model import Scene, scene_problems
+from lofkit.scene.table import ON_TABLE_TOLERANCE, table_overhang
 from lofkit.geometry.support import rest_height
 from lofkit.geometry.terrain import ConvexParts, Piece, build_pieces, convex_parts
+from lofkit.geometry.volumes import Volumes
 from lofkit.units import EPS
-
-
-@dataclass(frozen=True, eq=False)
-class Volumes:
-    """Every trooper's and marker's volume cylinder, as arrays indexed like `scene.troopers`."""
-
-    ids: tuple[str, ...]
-    sides: tuple[str | None, ...]
-    centre: np.ndarray  # (n, 2) base centre x, y
-    z: np.ndarray  # (n,) underside of the base
-    radius: np.ndarray  # (n,)
-    height: np.ndarray  # (n,) S0 height for prone troopers
-    facing: np.ndarray  # (n,) degrees counter-clockwise from +x
-    neutral: np.ndarray
-    marker: np.ndarray
-    moving: np.ndarray
-    engaged: np.ndarray
-    prone: np.ndarray
-    _lookup: dict[str, int] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_lookup", {trooper_id: i for i, trooper_id in enumerate(self.ids)})
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def index(self, trooper_id: str) -> int:
-        if trooper_id not in self._lookup:
-            raise UnknownTrooperError(trooper_id, list(self.ids))
-        return self._lookup[trooper_id]
-
-    def allied(self, a, b) -> np.ndarray:
-        """Whether troopers a and b are on one side: the same `side`, or both neutral."""
-        a, b = np.asarray(a), np.asarray(b)
-        sides = np.array([s if s is not None else "" for s in self.sides], dtype=object)
-        both_neutral = self.neutral[a] & self.neutral[b]
-        return both_neutral | (~self.neutral[a] & ~self.neutral[b] & (sides[a] == sides[b]))
-
-    def enemies(self, a, b) -> np.ndarray:
-        """Whether a and b are enemies: on different sides, neither neutral."""
-        a, b = np.asarray(a), np.asarray(b)
-        return ~self.allied(a, b) & ~self.neutral[a] & ~self.neutral[b]
-
-    def with_copies(self, index: int, centres: np.ndarray, z: np.ndarray) -> Volumes:
-        """These volumes plus copies of trooper `index` standing at `centres` (n, 2) and elevations `z` (n,), ids
-        `<id>@<k>`; the trooper and its copies are marked `moving` (the stations of a declared move)."""
-        n = len(centres)
-
-        def extend(values: np.ndarray, value) -> np.ndarray:
-            return np.concatenate([values, np.full(n, value, dtype=values.dtype)])
-
-        moving = self.moving.copy()
-        moving[index] = True
-        return Volumes(
-            ids=self.ids + tuple(f"{self.ids[index]}@{k}" for k in range(n)),
-            sides=self.sides + (self.sides[index],) * n,
-            centre=np.vstack([self.centre, np.reshape(centres, (n, 2))]),
-            z=np.concatenate([self.z, z]),
-            radius=extend(self.radius, self.radius[index]),
-            height=extend(self.height, self.height[index]),
-            facing=extend(self.facing, self.facing[index]),
-            neutral=extend(self.neutral, self.neutral[index]),
-            marker=extend(self.marker, self.marker[index]),
-            moving=np.concatenate([moving, np.ones(n, dtype=bool)]),
-            engaged=extend(self.engaged, False),
-            prone=extend(self.prone, self.prone[index]),
-        )
-
-    @property
-    def top(self) -> np.ndarray:
-        return self.z + self.height
-
-    @property
-    def facing_vector(self) -> np.ndarray:
-        angle = np.radians(self.facing)
-        return np.stack([np.cos(angle), np.sin(angle)], axis=-1)
-
-    @property
-    def boxes(self) -> np.ndarray:
-        """Axis-aligned bounds (n, 6): min x, y, z, max x, y, z."""
-        r = self.radius[:, None]
-        return np.hstack([self.centre - r, self.z[:, None], self.centre + r, self.top[:, None]])
 
 
 def _box_index(boxes: np.ndarray) -> rtree.index.Index:
@@ -216,6 +135,7 @@ def _volumes(scene: Scene, centre, z, radius, height, facing) -> Volumes:
         moving=flag(lambda t: "moving" in t.state),
         engaged=flag(lambda t: "engaged" in t.state),
         prone=flag(lambda t: t.prone),
+        blocks_lof=flag(lambda t: not t.marker and "moving" not in t.state),
     )
 
 
@@ -241,14 +161,13 @@ def _facings(scene: Scene) -> tuple[np.ndarray, list[Problem]]:
 
 def _table_edge_warnings(scene: Scene, pieces: Sequence[Piece]) -> list[Problem]:
     """SCENE_FORMAT.md: "terrain reaching past the table edge" is a warning."""
-    warnings = []
-    width, depth = scene.table.width, scene.table.depth
-    for i, piece in enumerate(pieces):
-        (x0, y0, _), (x1, y1, _) = piece.bounds
-        overhang = max(-x0, x1 - width, -y0, y1 - depth)
-        if overhang > EPS:
-            warnings.append(Problem(f"terrain[{i}]", f"'{piece.id}' reaches {overhang:.1f} mm past the table edge"))
-    return warnings
+    bounds = np.array([p.bounds[:, :2] for p in pieces], dtype=float).reshape(-1, 2, 2)
+    overhangs = table_overhang(bounds[:, 0], bounds[:, 1], scene.table.width, scene.table.depth)
+    return [
+        Problem(f"terrain[{i}]", f"'{piece.id}' reaches {overhang:.1f} mm past the table edge")
+        for i, (piece, overhang) in enumerate(zip(pieces, overhangs.tolist()))
+        if overhang > ON_TABLE_TOLERANCE
+    ]
 
 
 def _facing_warnings(scene: Scene) -> list[Problem]:

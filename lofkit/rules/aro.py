@@ -21,10 +21,13 @@ import numpy as np
 from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import in_zoc, may_trace
+from lofkit.scene.table import base_on_table
 from lofkit.sight.search import Witness, sight
 
 SPACING = 2.5
 RUN = 40.0
+SAME_CORNER = 1e-9
+"""mm: path corners closer than this are one corner (a zero-length leg has no direction to step along)."""
 ZOC_ONLY = ("Change Facing", "Reset")
 
 
@@ -67,10 +70,10 @@ class AroResult:
 
 
 def check_path(world, path) -> None:
-    """A declared move stays on the table."""
+    """A declared move stays on the table (`scene.table.base_on_table`, a point being a base of radius 0)."""
     table = world.scene.table
     for x, y in path or []:
-        if not (0 <= x <= table.width and 0 <= y <= table.depth):
+        if not base_on_table((x, y), 0.0, table.width, table.depth)[0]:
             raise LofkitError(f"path point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)")
 
 
@@ -88,7 +91,7 @@ def parse_path(text: str) -> list[tuple[float, float]]:
 def stations(start, path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Points every <= SPACING mm along start -> path (n, 2), their fraction of the length, and the corner flags."""
     corners = np.array([start, *(path or [])], dtype=float)
-    keep = np.concatenate([[True], np.linalg.norm(np.diff(corners, axis=0), axis=1) > 1e-9])
+    keep = np.concatenate([[True], np.linalg.norm(np.diff(corners, axis=0), axis=1) > SAME_CORNER])
     corners = corners[keep]
     if len(corners) == 1:
         return corners, np.zeros(1), np.ones(1, dtype=bool)

@@ -2,8 +2,8 @@
 
 RULES.md (Cover, N4): "A target is in Partial Cover against an attacker when its base is in contact with a piece of
 scenery that obscures part of its silhouette template as seen from the attacker. Cover gives -3 to the attacker's
-BS." RULES.md (LoF 3): Low/Poor Visibility zones do not block; they add MODs (-3 / -6, not cumulative, the worst
-applies) when a witness segment passes from, into or through them.
+BS and +3 to the target's ARM." RULES.md (LoF 3): Low/Poor Visibility zones do not block; they add MODs (-3 / -6,
+not cumulative, the worst applies) when a witness segment passes from, into or through them.
 """
 
 from __future__ import annotations
@@ -12,11 +12,20 @@ import numpy as np
 import trimesh
 
 from lofkit.sight.search import evidence_segments
+from lofkit.units import EPS
 
 CONTACT_HEIGHT = 1.0
 """Base contact with scenery is measured from the base's rim this far (mm) above its underside plus the contact
 tolerance, so the surface the base stands on is never scenery it touches."""
-ZONE_MODS = {"low_visibility": -3, "poor_visibility": -6}
+PARTIAL_COVER_BS_MOD = -3
+"""RULES.md (Cover): "Cover gives -3 to the attacker's BS"."""
+PARTIAL_COVER_ARM_MOD = +3
+"""RULES.md (Cover): Cover gives "+3 to the target's ARM"."""
+LOW_VISIBILITY_MOD = -3
+"""A Low Visibility zone on the witness segments: -3 (not cumulative with Poor Visibility; the worst applies)."""
+POOR_VISIBILITY_MOD = -6
+"""A Poor Visibility zone on the witness segments: -6."""
+ZONE_MODS = {"low_visibility": LOW_VISIBILITY_MOD, "poor_visibility": POOR_VISIBILITY_MOD}
 
 
 def scenery_in_contact(world, trooper: int) -> list[int]:
@@ -34,7 +43,7 @@ def scenery_in_contact(world, trooper: int) -> list[int]:
     for piece in sorted(set(world.piece_index.intersection(box)) & set(world.solid_pieces.tolist())):
         _, distance, _ = trimesh.proximity.closest_point(world.pieces[piece].mesh, rim)
         inside = world.pieces[piece].mesh.contains(rim) if world.pieces[piece].mesh.is_watertight else False
-        if np.any(distance <= tolerance + 1e-6) or np.any(inside):
+        if np.any(distance <= tolerance + EPS) or np.any(inside):
             touching.append(piece)
     return touching
 

@@ -14,11 +14,12 @@ fallback (RULES.md "Dispersion") applies the very same rules to the spots it tri
 - Base contact: with the scene's `base_contact_tolerance` (measure.base_contact: exactly at the tolerance is
   contact), between bases as discs at their `z`. A pair that touches is reported once, under the trooper listed
   first in the scene among the checked ones, with the other as `other`.
-- Support: the base rests flat when, under every sample point of the base (a `SPACING` grid clipped to the disc and
-  its rim, pulled in by `CLEARANCE` so a base exactly as large as its surface still fits), the highest solid surface
-  at or below the base lies within `SUPPORT_TOLERANCE` of the base's underside (the table top, z = 0, supports
-  everywhere). Gaps narrower than the grid (2 mm) are not seen.
-- Scenery: clearance.scenery_overlaps (the volume shrunk by 0.01 mm, so resting on or touching a surface is fine);
+- Support and scenery: "the whole base must fit" is geometry.support.base_fit, the one test dispersion and the
+  analyses use too. Support: the base rests flat when, under every sample point of the base (a `SPACING` grid
+  clipped to the disc and its rim, pulled in by `CLEARANCE` so a base exactly as large as its surface still fits),
+  the highest solid surface at or below the base lies within `SUPPORT_TOLERANCE` of the base's underside (the table
+  top, z = 0, supports everywhere). Gaps narrower than the grid (2 mm) are not seen.
+- Scenery: clearance.volume_overlaps (the volume shrunk by 0.01 mm, so resting on or touching a surface is fine);
   the numbers say how far the base reaches into each piece's footprint (its outline seen from above).
 - Prone troopers are checked with their S0 volume (3 mm tall): prone deployment is allowed.
 """
@@ -27,19 +28,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 import shapely
 
-from lofkit.geometry.clearance import CLEARANCE, scenery_overlaps
+from lofkit.geometry.support import BaseFit, base_fit
 from lofkit.rules.measure import base_contact, base_distance
-from lofkit.geometry.support import DOWN, SPACING, disc_grid
-from lofkit.units import EPS
-from lofkit.geometry.world import Volumes
+from lofkit.units import EPS, reported
 
-SUPPORT_TOLERANCE = 0.01
-"""mm: a surface this close below (or above) the base's underside supports it."""
+SLIVER_AREA = 1e-9
+"""mm^2: triangles of a mesh seen from above with less area than this (its upright faces) leave its footprint out."""
 
 RULES = ("own_zone", "base_contact", "supported", "scenery")
 """Problem codes, in RULES.md order; each problem names one."""
@@ -79,10 +77,6 @@ class DeployCheckResult:
         }
 
 
-def _mm(value: float) -> float:
-    return round(float(value), 6)
-
-
 # --- the rules, over arbitrary bases ------------------------------------------------------------------------------
 
 
@@ -105,92 +99,12 @@ def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarr
     return np.asarray(radii, dtype=float) - signed_clearance(zone, centres)
 
 
-def support_gaps(world, centres: np.ndarray, z, radii) -> tuple[np.ndarray, np.ndarray]:
-    """RULES.md (Deployment): "it rests flat on a supporting surface at least as large as the base".
-
-    Returns, per base, the largest drop (mm) from its underside to the solid surface under any sample point of the
-    base (0 when it rests flat) and the share of sample points with a drop over `SUPPORT_TOLERANCE`.
-    """
-    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
-    z = np.broadcast_to(np.asarray(z, dtype=float), (len(centres),))
-    radii = np.broadcast_to(np.asarray(radii, dtype=float), (len(centres),))
-    drop, share = np.zeros(len(centres)), np.zeros(len(centres))
-    for radius in np.unique(radii):  # one sample pattern per base size
-        chosen = np.flatnonzero(radii == radius)
-        grid = disc_grid(max(radius - CLEARANCE, 0.0), SPACING)
-        points = centres[chosen][:, None, :] + grid[None]
-        start = np.broadcast_to((z[chosen] + SUPPORT_TOLERANCE)[:, None], points.shape[:2])
-        origins = np.concatenate([points, start[..., None]], axis=-1).reshape(-1, 3)
-        length = np.maximum(start.reshape(-1), 0.0)
-        distance, _ = world.solid_rays.first_hit(origins, np.broadcast_to(DOWN, origins.shape), length)
-        surface = np.where(np.isfinite(distance), start.reshape(-1) - distance, 0.0).reshape(points.shape[:2])
-        gap = z[chosen][:, None] - surface
-        drop[chosen] = np.maximum(gap.max(axis=1), 0.0)
-        share[chosen] = (gap > SUPPORT_TOLERANCE).mean(axis=1)
-    return drop, share
-
-
-def cylinders(centres, z, radii, heights) -> Volumes:
-    """Volumes for bases that are not (or not yet) troopers of the scene, e.g. spots a dispersing trooper may take."""
-    centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
-    n = len(centres)
-
-    def column(values) -> np.ndarray:
-        return np.broadcast_to(np.asarray(values, dtype=float), (n,)).copy()
-
-    false = np.zeros(n, dtype=bool)
-    return Volumes(
-        ids=tuple(f"probe-{k}" for k in range(n)),
-        sides=(None,) * n,
-        centre=centres,
-        z=column(z),
-        radius=column(radii),
-        height=column(heights),
-        facing=np.zeros(n),
-        neutral=false,
-        marker=false,
-        moving=false,
-        engaged=false,
-        prone=false,
-    )
-
-
-def volume_overlaps(world, volumes: Volumes) -> list[list[str]]:
-    """RULES.md (Deployment): "the volume intersects no scenery": ids of the solid pieces each volume intersects.
-
-    The clearance test of the scene's troopers (clearance.scenery_overlaps) run on `volumes`; a vectorised box test
-    first keeps only the volumes near some solid piece.
-    """
-    found: list[list[str]] = [[] for _ in range(len(volumes))]
-    if len(world.solid_pieces) == 0 or len(volumes) == 0:
-        return found
-    bounds = np.array([np.ravel(world.pieces[p].bounds) for p in world.solid_pieces])  # (m, 6)
-    boxes = volumes.boxes
-    near = np.all(
-        (boxes[:, None, :3] < bounds[None, :, 3:] - CLEARANCE) & (boxes[:, None, 3:] > bounds[None, :, :3] + CLEARANCE),
-        axis=2,
-    ).any(axis=1)
-    chosen = np.flatnonzero(near)
-    if len(chosen) == 0:
-        return found
-    probe = SimpleNamespace(
-        troopers=volumes,
-        pieces=world.pieces,
-        piece_index=world.piece_index,
-        solid_pieces=world.solid_pieces,
-        solid_rays=world.solid_rays,
-    )
-    for k, pieces in scenery_overlaps(probe, chosen).items():
-        found[k] = pieces
-    return found
-
-
 @functools.lru_cache(maxsize=256)
 def footprint(piece) -> shapely.Geometry:
     """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
     triangles = np.asarray(piece.mesh.triangles)[:, :, :2]
     flat = shapely.polygons(triangles)
-    return shapely.union_all(flat[shapely.area(flat) > 1e-9])
+    return shapely.union_all(flat[shapely.area(flat) > SLIVER_AREA])
 
 
 def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
@@ -213,8 +127,9 @@ def deploy_check(world) -> DeployCheckResult:
 
     _zone_problems(world, checked, add)
     _contact_problems(world, add)
-    _support_problems(world, checked, add)
-    _scenery_problems(world, checked, add)
+    fit = base_fit(world, v.centre[checked], v.z[checked], v.radius[checked], v.height[checked])
+    _support_problems(world, checked, fit, add)
+    _scenery_problems(world, checked, fit, add)
     problems = tuple(p for key in sorted(found) for p in found[key])
     return DeployCheckResult(
         problems=problems,
@@ -237,7 +152,7 @@ def _zone_problems(world, checked: np.ndarray, add) -> None:
         for i, mm in zip(mine.tolist(), outside.tolist()):
             if mm > EPS:
                 add(i, "own_zone", f"the base reaches {mm:.2f} mm outside {side}'s deployment zone; it must be "
-                    "totally inside", side=side, outside_mm=_mm(mm))
+                    "totally inside", side=side, outside_mm=reported(mm))
 
 
 def _contact_problems(world, add) -> None:
@@ -254,25 +169,27 @@ def _contact_problems(world, add) -> None:
         relation = "neutral" if v.neutral[j] else "enemy"
         gap = float(base_distance(v, i, j))
         add(i, "base_contact", f"in base contact with {relation} {kind} '{v.ids[j]}' (bases {gap:.2f} mm apart, "
-            f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=_mm(gap), tolerance_mm=_mm(tolerance))
+            f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=reported(gap),
+            tolerance_mm=reported(tolerance))
 
 
-def _support_problems(world, checked: np.ndarray, add) -> None:
+def _support_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
     v = world.troopers
-    drop, share = support_gaps(world, v.centre[checked], v.z[checked], v.radius[checked])
-    for i, d, s in zip(checked.tolist(), drop.tolist(), share.tolist()):
-        if d > SUPPORT_TOLERANCE:
+    for i, d, s, supported in zip(checked.tolist(), fit.drop.tolist(), fit.unsupported_share.tolist(), fit.supported):
+        if not supported:
             add(i, "supported", f"the base does not rest flat on a surface as large as itself: {100 * s:.0f}% of it "
                 f"is over a drop of up to {d:.2f} mm below its underside (z = {v.z[i]:.2f} mm)",
-                z=_mm(v.z[i]), drop_mm=_mm(d), unsupported_share=round(s, 4))
+                z=reported(v.z[i]), drop_mm=reported(d), unsupported_share=round(s, 4))
 
 
-def _scenery_problems(world, checked: np.ndarray, add) -> None:
+def _scenery_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
     v = world.troopers
     by_id = {p.id: p for p in world.pieces}
-    for i, piece_ids in scenery_overlaps(world, checked).items():
+    for i, piece_ids in zip(checked.tolist(), fit.scenery):
+        if not piece_ids:
+            continue
         reach = [
-            {"id": pid, "reach_mm": _mm(reach_into(footprint(by_id[pid]), v.centre[i], v.radius[i]))}
+            {"id": pid, "reach_mm": reported(reach_into(footprint(by_id[pid]), v.centre[i], v.radius[i]))}
             for pid in piece_ids
         ]
         said = ", ".join(f"'{r['id']}' (the base reaches {r['reach_mm']:.2f} mm into its footprint)" for r in reach)

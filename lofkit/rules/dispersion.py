@@ -32,23 +32,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import (
-    SUPPORT_TOLERANCE,
-    cylinders,
-    side_zone,
-    signed_clearance,
-    support_gaps,
-    volume_overlaps,
-    zone_outside,
-)
+from lofkit.rules.deployment import side_zone, signed_clearance, zone_outside
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import base_contact
-from lofkit.geometry.support import surface_under
-from lofkit.units import EPS, INCH
+from lofkit.geometry.support import base_fit, surface_under
+from lofkit.geometry.volumes import base_volumes
+from lofkit.scene.table import base_on_table
+from lofkit.units import EPS, INCH, reported
 
 DISPERSION_DISTANCE = 16 * INCH
 """RULES.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a skill
@@ -88,7 +83,7 @@ class Fallback:
 
     def to_dict(self) -> dict:
         return {
-            "position": None if self.position is None else [_mm(c) for c in self.position],
+            "position": None if self.position is None else [reported(c) for c in self.position],
             "reason": self.reason,
             "edge": self.edge,
             "owner_chooses": True,
@@ -128,11 +123,11 @@ class DispersionResult:
     def to_dict(self) -> dict:
         return {
             "element": self.element,
-            "at": [_mm(c) for c in self.at],
+            "at": [reported(c) for c in self.at],
             "roll": self.roll,
-            "direction_deg": _mm(self.direction_deg),
-            "distance_mm": _mm(self.distance_mm),
-            "landing": [_mm(c) for c in self.landing],
+            "direction_deg": reported(self.direction_deg),
+            "distance_mm": reported(self.distance_mm),
+            "landing": [reported(c) for c in self.landing],
             "placed": self.placed,
             "reason": self.reason,
             "reasons": list(self.reasons),
@@ -150,17 +145,13 @@ class DispersionOutcomes(tuple):
         reasons = {code: sum(r.reason == code for r in self) for code in REASONS}
         return {
             "element": first.element,
-            "at": [_mm(c) for c in first.at],
-            "distance_mm": _mm(first.distance_mm),
+            "at": [reported(c) for c in first.at],
+            "distance_mm": reported(first.distance_mm),
             "placed": sum(r.placed for r in self),
             "p_placed": sum(r.placed for r in self) / len(self),
             "fallback_reasons": {code: n for code, n in reasons.items() if n},
             "outcomes": [r.to_dict() for r in self],
         }
-
-
-def _mm(value: float) -> float:
-    return round(float(value), 6)
 
 
 # --- the template --------------------------------------------------------------------------------------------------
@@ -187,7 +178,7 @@ def _check_point(world, at) -> tuple[float, float]:
     table = world.scene.table
     if not (math.isfinite(x) and math.isfinite(y)):
         raise DispersionError(f"the intended point ({x}, {y}) is not finite")
-    if x < -EPS or y < -EPS or x > table.width + EPS or y > table.depth + EPS:
+    if not base_on_table((x, y), 0.0, table.width, table.depth)[0]:
         raise DispersionError(
             f"the intended point ({x:g}, {y:g}) is off the table (0..{table.width:g} x 0..{table.depth:g} mm)"
         )
@@ -203,20 +194,15 @@ def _enemy_zones(world, side: str) -> shapely.Geometry | None:
     return shapely.union_all(zones) if zones else None
 
 
-def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
     """For bases of `element` at `centres`: their level, a (n, 4) mask of failing REASONS and the scenery hit."""
     v = world.troopers
     r, h, side = v.radius[element], v.height[element], v.sides[element]
-    table = world.scene.table
     z = surface_under(world, centres)
-    x, y = centres[:, 0], centres[:, 1]
-    off = (x - r < -EPS) | (y - r < -EPS) | (x + r > table.width + EPS) | (y + r > table.depth + EPS)
-    scenery = volume_overlaps(world, cylinders(centres, z, r, h))
-    inside = np.array([bool(s) for s in scenery], dtype=bool)
-    drop, _ = support_gaps(world, centres, z, r)
+    fit = base_fit(world, centres, z, r, h)
     enemy = _enemy_zones(world, side)
     in_enemy = np.zeros(len(centres), dtype=bool) if enemy is None else signed_clearance(enemy, centres) > -r + EPS
-    return z, np.column_stack([off, inside, drop > SUPPORT_TOLERANCE, in_enemy]), scenery
+    return z, np.column_stack([~fit.on_table, ~fit.clear, ~fit.supported, in_enemy]), fit.scenery
 
 
 def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_only: bool = False):
@@ -229,7 +215,7 @@ def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_o
     n = len(centres)
     if len(others) == 0 or n == 0:
         return np.zeros((n, len(others)), dtype=bool), others
-    bases = cylinders(
+    bases = base_volumes(
         np.vstack([centres, v.centre[others]]),
         np.concatenate([z, v.z[others]]),
         np.concatenate([np.full(n, v.radius[element]), v.radius[others]]),
@@ -297,15 +283,34 @@ def disperse_all(world, element_id: str, at, distance: float = DISPERSION_DISTAN
 # --- fallback -----------------------------------------------------------------------------------------------------
 
 
-def _edges(world, r: float) -> list[tuple[str, np.ndarray, np.ndarray, float, float]]:
-    """Each table edge as the line of base centres touching it: (name, origin, direction, t_min, t_max)."""
+class EdgeSpan(NamedTuple):
+    """Base centres in contact with one table edge: `origin + t * direction` for `start <= t <= end` (mm)."""
+
+    edge: str  # which edge, e.g. "y=0"
+    origin: np.ndarray
+    direction: np.ndarray
+    start: float
+    end: float
+
+
+class _Bracket(NamedTuple):
+    """An end of a run of legal edge samples, refined towards its illegal neighbour."""
+
+    legal: int  # index of the run's last (or first) legal sample
+    illegal: int  # index of its illegal neighbour on the same edge
+    ends: np.ndarray  # the run ends (`t`) this end belongs to, refined in place
+    run: int  # which run
+
+
+def _edges(world, r: float) -> list[EdgeSpan]:
+    """Each table edge as the line of the centres of bases of radius `r` touching it."""
     w, d = world.scene.table.width, world.scene.table.depth
     along_x, along_y = np.array([1.0, 0.0]), np.array([0.0, 1.0])
     return [
-        ("y=0", np.array([0.0, r]), along_x, r, w - r),
-        (f"y={d:g}", np.array([0.0, d - r]), along_x, r, w - r),
-        ("x=0", np.array([r, 0.0]), along_y, r, d - r),
-        (f"x={w:g}", np.array([w - r, 0.0]), along_y, r, d - r),
+        EdgeSpan("y=0", np.array([0.0, r]), along_x, r, w - r),
+        EdgeSpan(f"y={d:g}", np.array([0.0, d - r]), along_x, r, w - r),
+        EdgeSpan("x=0", np.array([r, 0.0]), along_y, r, d - r),
+        EdgeSpan(f"x={w:g}", np.array([w - r, 0.0]), along_y, r, d - r),
     ]
 
 
@@ -328,32 +333,30 @@ def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple
     legal[k[touching]] = False
     k = k[~touching]
     if len(k):
-        drop, _ = support_gaps(world, centres[k], z[k], r)
-        clear = np.array([not s for s in volume_overlaps(world, cylinders(centres[k], z[k], r, h))], dtype=bool)
-        legal[k] = (drop <= SUPPORT_TOLERANCE) & clear
+        legal[k] = base_fit(world, centres[k], z[k], r, h).fits
     return legal, z
 
 
-def _stretches(world, element: int, zone, enemy) -> list[tuple[str, np.ndarray, np.ndarray, float, float]]:
-    """The legal stretches of every table edge: (edge name, origin, direction, t_start, t_end)."""
+def _stretches(world, element: int, zone, enemy) -> list[EdgeSpan]:
+    """The legal stretches of every table edge."""
     r = float(world.troopers.radius[element])
-    edges = [e for e in _edges(world, r) if e[4] >= e[3] - EPS]
-    samples = [np.linspace(lo, hi, max(2, int(np.ceil((hi - lo) / EDGE_STEP)) + 1)) for _, _, _, lo, hi in edges]
+    edges = [e for e in _edges(world, r) if e.end >= e.start - EPS]
+    samples = [np.linspace(e.start, e.end, max(2, int(np.ceil((e.end - e.start) / EDGE_STEP)) + 1)) for e in edges]
     owner = np.repeat(np.arange(len(edges)), [len(t) for t in samples])
     t = np.concatenate(samples)
-    edge_origin, edge_direction = np.array([e[1] for e in edges]), np.array([e[2] for e in edges])
+    edge_origin, edge_direction = np.array([e.origin for e in edges]), np.array([e.direction for e in edges])
     legal, _ = _legal_spots(world, element, zone, enemy, edge_origin[owner] + t[:, None] * edge_direction[owner])
     # runs of legal samples on one edge; an end with an illegal neighbour is refined towards it
     same_edge_next = np.append(owner[1:] == owner[:-1], False)
     starts = np.flatnonzero(legal & ~np.insert(legal[:-1] & same_edge_next[:-1], 0, False))
     ends = np.flatnonzero(legal & ~(np.append(legal[1:], False) & same_edge_next))
     ends_t, starts_t = t[ends].copy(), t[starts].copy()
-    grow = [(k, k + 1, ends_t, i) for i, k in enumerate(ends) if same_edge_next[k]]
-    grow += [(k, k - 1, starts_t, i) for i, k in enumerate(starts) if k > 0 and owner[k - 1] == owner[k]]
+    grow = [_Bracket(k, k + 1, ends_t, i) for i, k in enumerate(ends) if same_edge_next[k]]
+    grow += [_Bracket(k, k - 1, starts_t, i) for i, k in enumerate(starts) if k > 0 and owner[k - 1] == owner[k]]
     if grow:
-        good = np.array([t[k] for k, _, _, _ in grow])  # legal end of each bracket
-        bad = np.array([t[n] for _, n, _, _ in grow])  # its illegal neighbour
-        edge_of = np.array([owner[k] for k, _, _, _ in grow])
+        good = np.array([t[b.legal] for b in grow])
+        bad = np.array([t[b.illegal] for b in grow])
+        edge_of = np.array([owner[b.legal] for b in grow])
         fraction = np.arange(1, REFINE) / REFINE
         for _ in range(LEVELS):  # each level narrows every bracket REFINE-fold, all brackets in one batch
             fine_t = good[:, None] + (bad - good)[:, None] * fraction[None]
@@ -363,12 +366,9 @@ def _stretches(world, element: int, zone, enemy) -> list[tuple[str, np.ndarray, 
             first_bad = np.argmin(fine_legal, axis=1)
             padded = np.hstack([good[:, None], fine_t, bad[:, None]])
             good, bad = padded[np.arange(len(grow)), first_bad], padded[np.arange(len(grow)), first_bad + 1]
-        for g, (_, _, target, i) in enumerate(grow):  # one entry per stretch end (a handful per table)
-            target[i] = good[g]
-    return [
-        (edges[owner[s]][0], edges[owner[s]][1], edges[owner[s]][2], float(a), float(b))
-        for s, a, b in zip(starts, starts_t, ends_t)
-    ]
+        for b, refined in zip(grow, good):  # one entry per stretch end (a handful per table)
+            b.ends[b.run] = refined
+    return [edges[owner[s]]._replace(start=float(a), end=float(b)) for s, a, b in zip(starts, starts_t, ends_t)]
 
 
 def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> list[Fallback]:
@@ -387,9 +387,9 @@ def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> 
     if not stretches:
         message = f"no spot of {side}'s deployment zone touching a table edge fits the base; the owner chooses"
         return [Fallback(None, reason, None, f"{REASON_TEXT[reason]}; {message}") for reason in reasons]
-    origin = np.array([s[1] for s in stretches])
-    direction = np.array([s[2] for s in stretches])
-    lo, hi = np.array([s[3] for s in stretches]), np.array([s[4] for s in stretches])
+    origin = np.array([s.origin for s in stretches])
+    direction = np.array([s.direction for s in stretches])
+    lo, hi = np.array([s.start for s in stretches]), np.array([s.end for s in stretches])
     t = np.clip(np.einsum("tsk,sk->ts", targets[:, None, :] - origin[None], direction), lo, hi)  # (targets, stretches)
     spots = origin[None] + t[..., None] * direction[None]
     nearest = np.argmin(np.linalg.norm(spots - targets[:, None, :], axis=-1), axis=1)
@@ -405,10 +405,10 @@ def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> 
         Fallback(
             position=(float(chosen[k, 0]), float(chosen[k, 1]), float(z[k])),
             reason=reason,
-            edge=stretches[nearest[k]][0],
+            edge=stretches[nearest[k]].edge,
             message=(
                 f"{REASON_TEXT[reason]}: the trooper is placed instead in {side}'s deployment zone in base contact "
-                f"with the table edge {stretches[nearest[k]][0]}; the owner chooses the spot, the nearest legal one "
+                f"with the table edge {stretches[nearest[k]].edge}; the owner chooses the spot, the nearest legal one "
                 f"is ({chosen[k, 0]:.1f}, {chosen[k, 1]:.1f})"
             ),
         )

@@ -5,11 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lofkit.errors import Problem
-from lofkit.units import to_inches
-
-
-def _mm(value: float) -> float:
-    return round(float(value), 6)
+from lofkit.units import reported, to_inches
 
 
 @dataclass(frozen=True)
@@ -26,8 +22,8 @@ class DistanceResult:
         return {
             "a": self.a,
             "b": self.b,
-            "distance_mm": _mm(self.distance_mm),
-            "distance_in": _mm(to_inches(self.distance_mm)),
+            "distance_mm": reported(self.distance_mm),
+            "distance_in": reported(to_inches(self.distance_mm)),
             "range_band": self.range_band,
             "base_contact": self.base_contact,
         }
@@ -65,10 +61,10 @@ class TrooperRow:
             "id": self.id,
             "side": self.side,
             "silhouette": self.silhouette,
-            "base_mm": _mm(self.base_mm),
-            "height_mm": _mm(self.height_mm),
-            "position": [_mm(c) for c in self.position],
-            "facing": _mm(self.facing),
+            "base_mm": reported(self.base_mm),
+            "height_mm": reported(self.height_mm),
+            "position": [reported(c) for c in self.position],
+            "facing": reported(self.facing),
             "state": list(self.state),
         }
 
@@ -85,8 +81,8 @@ class SceneInfo:
 
     def to_dict(self) -> dict:
         return {
-            "table_mm": [_mm(v) for v in self.table_mm],
-            "table_in": [_mm(to_inches(v)) for v in self.table_mm],
+            "table_mm": [reported(v) for v in self.table_mm],
+            "table_in": [reported(to_inches(v)) for v in self.table_mm],
             "deployment_zones": list(self.deployment_zones),
             "terrain": sum(self.terrain_by_kind.values()),
             "terrain_by_kind": dict(self.terrain_by_kind),
@@ -147,8 +143,8 @@ class LofVerdict:
             "sight": self.sight,
             "can_target": self.can_target,
             "reason": self.reason,
-            "distance_mm": _mm(self.distance_mm),
-            "distance_in": _mm(to_inches(self.distance_mm)),
+            "distance_mm": reported(self.distance_mm),
+            "distance_in": reported(to_inches(self.distance_mm)),
             "range_band": self.range_band,
             "in_zoc": self.in_zoc,
             "base_contact": self.base_contact,

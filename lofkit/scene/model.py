@@ -24,6 +24,7 @@ from pydantic import (
 
 from lofkit.errors import Problem
 from lofkit.scene.silhouettes import SILHOUETTES, volume_size
+from lofkit.scene.table import ON_TABLE_TOLERANCE, base_overhang
 from lofkit.units import EPS, INCH, parse_angle, parse_length
 
 _LENGTH_PATTERN = r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*(mm|cm|in|")?\s*$'
@@ -245,13 +246,13 @@ def scene_problems(scene: Scene) -> list[Problem]:
         problems.extend(_table_image_problems(scene))
     trooper_ids = {t.id for t in scene.troopers}
     width, depth = scene.table.width, scene.table.depth
-    for i, trooper in enumerate(scene.troopers):
+    radii = [t.size[0] / 2 for t in scene.troopers]
+    overhangs = base_overhang([t.position for t in scene.troopers], radii, width, depth)
+    for i, (trooper, radius, overhang) in enumerate(zip(scene.troopers, radii, overhangs.tolist())):
         target = trooper.facing_towards
         if isinstance(target, str) and (target not in trooper_ids or target == trooper.id):
             problems.append(Problem(f"troopers[{i}].facing_towards", f"'{target}' is not another trooper's id"))
-        (x, y), radius = trooper.position, trooper.size[0] / 2
-        overhang = max(radius - x, x + radius - width, radius - y, y + radius - depth)
-        if overhang > EPS:
+        if overhang > ON_TABLE_TOLERANCE:
             problems.append(
                 Problem(
                     f"troopers[{i}].position",

@@ -46,7 +46,7 @@ def blocking_troopers(world, a: int, b: int) -> np.ndarray:
     v = world.troopers
     box = np.concatenate([np.minimum(v.boxes[a, :3], v.boxes[b, :3]), np.maximum(v.boxes[a, 3:], v.boxes[b, 3:])])
     near = np.fromiter(world.trooper_index.intersection(tuple(box)), dtype=np.int64)
-    near = near[~v.marker[near] & ~v.moving[near] & (near != a) & (near != b)]
+    near = near[v.blocks_lof[near] & (near != a) & (near != b)]
     start, span = v.centre[a], v.centre[b] - v.centre[a]
     along = np.clip((v.centre[near] - start) @ span / max(float(span @ span), 1e-12), 0.0, 1.0)
     off_line = np.linalg.norm(start + along[:, None] * span - v.centre[near], axis=1)

@@ -260,7 +260,7 @@ class _Search:
         self.pairs = pairs
         self.progress = progress or (lambda cast, tested=0: None)
         v = world.troopers
-        can_block = bool((~v.marker & ~v.moving).any())
+        can_block = bool(v.blocks_lof.any())
         near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()] if can_block else []
         width = max((len(n) for n in near), default=0)
         self.cylinders = np.full((len(pairs), width), -1, dtype=np.int64)
