@@ -15,7 +15,8 @@ from scipy.spatial import Delaunay
 from lofkit.sight.obstruction import Segments, blocked, hiding_parts, prisms
 from lofkit.sight.kernels import templates_hull
 from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, template_axis, template_points, to_world
-from lofkit.ray.backends import EmbreeRays, NumpyRays
+from lofkit.ray.embree import EmbreeRays
+from lofkit.ray.numpy import NumpyRays
 from lofkit.sight.search import (
     COARSE_STRIDES,
     _eye_rows,

@@ -18,7 +18,8 @@ import trimesh
 
 from lofkit.geometry.clearance import scenery_overlaps
 from lofkit.errors import Problem, SceneError, UnknownTrooperError
-from lofkit.ray.backends import EmbreeRays, RayBackend
+from lofkit.ray.base import RayBackend
+from lofkit.ray.embree import EmbreeRays
 from lofkit.scene.model import Scene, scene_problems
 from lofkit.geometry.support import rest_height
 from lofkit.geometry.terrain import ConvexParts, Piece, build_pieces, convex_parts
