@@ -10,6 +10,7 @@ template and its patches, and which of its coarse lattice segments its candidate
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -18,6 +19,84 @@ PARALLEL = 1e-12
 """|rate| at or below which a segment runs parallel to a plane."""
 INSIDE = 1e-9
 """Length (mm) a segment must run inside a part to cross it (touching is not crossing)."""
+
+
+class Planes(NamedTuple):
+    """Convex parts as half-spaces {x: normals @ x <= offsets}: `normals` (p, f, 3), `offsets` (p, f), `faces` (p,)
+    planes in use (`terrain.ConvexParts` holds them)."""
+
+    normals: np.ndarray
+    offsets: np.ndarray
+    faces: np.ndarray
+
+
+class Eyes(NamedTuple):
+    """n eyes, `points` (n, 1, 3), each with the convex parts that may hide things from it, `candidates` (n, k)
+    (part indices, -1 for none)."""
+
+    points: np.ndarray
+    candidates: np.ndarray
+
+
+class Templates(NamedTuple):
+    """The templates n eyes look at, placed by `centres` (n, 2), `z` (n,) and `axis` (n, 2), and their lattice:
+    `half_width`, `pitch` (2,) and `cells` (2,) (`lattice.Lattice`)."""
+
+    centres: np.ndarray
+    z: np.ndarray
+    axis: np.ndarray
+    half_width: float
+    pitch: np.ndarray
+    cells: np.ndarray
+
+
+class Sample(NamedTuple):
+    """Where on a template a screen looks (lattice indices): patches between the edges `across` and `up`, and the
+    lattice points `cols` x `lines`."""
+
+    across: np.ndarray
+    up: np.ndarray
+    cols: np.ndarray
+    lines: np.ndarray
+
+
+class Screened(NamedTuple):
+    """What `screen_eyes` fills in for n eyes: `hidden` (n,), `proved` (n, patches) and `blocked` (n, c, r), and
+    the segments left to cast, `origins` (m, 3), `directions` (m, 3), `lengths` (m,), m >= n * c * r."""
+
+    hidden: np.ndarray
+    proved: np.ndarray
+    blocked: np.ndarray
+    origins: np.ndarray
+    directions: np.ndarray
+    lengths: np.ndarray
+
+
+class Tiles(NamedTuple):
+    """Tiles of an eye pattern in a shooter's frame (`lattice.dense_tiles`): eyes `local` (t, e, 3), `counts` (t,)."""
+
+    local: np.ndarray
+    counts: np.ndarray
+
+
+class Shooters(NamedTuple):
+    """n shooters standing at `centres` (n, 2), `z` (n,), facing `towards` (n, 2), with the convex parts that may
+    hide their targets, `candidates` (n, k) (-1 for none)."""
+
+    centres: np.ndarray
+    z: np.ndarray
+    towards: np.ndarray
+    candidates: np.ndarray
+
+
+class Spans(NamedTuple):
+    """Where n targets' templates may stand: about the vertical axes through `centres` (n, 2), from `lows` (n,) to
+    `highs` (n,), `half_widths` (n,) either side."""
+
+    centres: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    half_widths: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
@@ -104,7 +183,7 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
-def hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
+def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
                  offsets, faces, trim, out) -> None:
     """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's
     frame as `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are
@@ -194,7 +273,7 @@ def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) 
 
 
 @numba.njit(cache=True, nogil=True)
-def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
+def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
                 offsets, faces, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
     """The first stage of the sight search for n eyes, each looking at its target's template (placed by
     `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
@@ -260,6 +339,20 @@ def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, co
                     lengths[written] = max(length - 2 * trim, 0.0)
                     written += 1
     return written
+
+
+def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes, trim: float,
+                 out: np.ndarray) -> None:
+    """out[r, t] = whether one of shooter r's candidate parts hides every eye of tile t from every template of
+    target r it may look at (see `_hidden_tiles`)."""
+    _hidden_tiles(tiles.local, tiles.counts, shooters.centres, shooters.z, shooters.towards, *targets,
+                  shooters.candidates, *parts, trim, out)
+
+
+def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes, trim: float, out: Screened) -> int:
+    """The first stage of the sight search for n eyes (see `_screen_eyes`); returns how many segments it left to
+    cast in `out`."""
+    return _screen_eyes(eyes.points, *templates, *sample, eyes.candidates, *parts, trim, *out)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -39,7 +39,19 @@ from lofkit.sight.obstruction import (
     hiding_parts,
     inside_zero_visibility,
 )
-from lofkit.sight.kernels import clear_blocks, hidden_tiles, screen_eyes
+from lofkit.sight.kernels import (
+    Eyes,
+    Planes,
+    Sample,
+    Screened,
+    Shooters,
+    Spans,
+    Templates,
+    Tiles,
+    clear_blocks,
+    hidden_tiles,
+    screen_eyes,
+)
 from lofkit.sight.lattice import (
     END_TRIM,
     Lattice,
@@ -199,9 +211,11 @@ def _hidden_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarr
     parts = world.convex_parts
     shooter, target = shooters[same], targets[same]
     hidden = np.zeros((len(same), len(counts)), dtype=bool)
-    hidden_tiles(grouped, counts, v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
-                 v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target],
-                 np.ascontiguousarray(candidates[same]), parts.normals, parts.offsets, parts.faces, END_TRIM, hidden)
+    shooters = Shooters(v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
+                        np.ascontiguousarray(candidates[same]))
+    targets = Spans(v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target])
+    hidden_tiles(Tiles(grouped, counts), shooters, targets, Planes(parts.normals, parts.offsets, parts.faces),
+                 END_TRIM, hidden)
     return hidden
 
 
@@ -232,24 +246,19 @@ def screen(world, lattice: Lattice, rows: _Rows, axis: np.ndarray, cols: np.ndar
     hidden, proved = np.zeros(n, dtype=bool), np.zeros((n, len(patches)), dtype=bool)
     blocked_points = np.zeros((n, len(cols), len(lines)), dtype=bool)
     origins, directions, lengths = np.empty((n * points, 3)), np.empty((n * points, 3)), np.empty(n * points)
-    cast = screen_eyes(*_placed(world, lattice, rows, axis), np.array(lattice.cells), across, up, cols, lines,
-                       *_parts(world, candidates), END_TRIM, hidden, proved, blocked_points, origins, directions,
-                       lengths)
+    parts = world.convex_parts
+    eyes = Eyes(np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(candidates))
+    cast = screen_eyes(eyes, _templates(world, lattice, rows, axis), Sample(across, up, cols, lines),
+                       Planes(parts.normals, parts.offsets, parts.faces), END_TRIM,
+                       Screened(hidden, proved, blocked_points, origins, directions, lengths))
     return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])
 
 
-def _placed(world, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> tuple:
-    """Rows' eyes and templates as the compiled screens take them."""
+def _templates(world, lattice: Lattice, rows: _Rows, axis: np.ndarray) -> Templates:
+    """The templates rows' eyes look at, as the compiled screen takes them."""
     v = world.troopers
-    return (np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(v.centre[rows.target]),
-            np.ascontiguousarray(v.z[rows.target]), np.ascontiguousarray(axis), lattice.width / 2,
-            np.array(lattice.pitch))
-
-
-def _parts(world, candidates: np.ndarray) -> tuple:
-    """Candidate parts and the convex parts' planes, as the compiled screens take them."""
-    parts = world.convex_parts
-    return np.ascontiguousarray(candidates), parts.normals, parts.offsets, parts.faces
+    return Templates(np.ascontiguousarray(v.centre[rows.target]), np.ascontiguousarray(v.z[rows.target]),
+                     np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
 
 
 class _Search:
