@@ -21,7 +21,8 @@ import numpy as np
 from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import in_zoc, may_trace
-from lofkit.sight.search import Witness, sight
+from lofkit.sight.evidence import Witness
+from lofkit.sight.search import sight
 
 SPACING = 2.5
 RUN = 40.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from lofkit.sight.search import evidence_segments
+from lofkit.sight.evidence import evidence_segments
 
 CONTACT_HEIGHT = 1.0
 """Base contact with scenery is measured from the base's rim this far (mm) above its underside plus the contact

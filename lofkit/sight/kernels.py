@@ -1,6 +1,6 @@
 """The inner loops of the sight search, compiled: do segments cross a convex part, and which lattice blocks are clear?
 
-Proofs of "hidden" (`blockers.hiding_parts`, `sight.screen`) test millions of (row, candidate part) pairs, most of
+Proofs of "hidden" (`obstruction.hiding_parts`, `screen.screen`) test millions of (row, candidate part) pairs, most of
 them failing on their first segment; a compiled loop stops there, where whole-array numpy would finish every
 segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an eye's
 template and its patches, and which of its coarse lattice segments its candidate parts already block), and
@@ -135,7 +135,7 @@ def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: n
 @numba.njit(cache=True, nogil=True)
 def _covers(starts, ends, normals, offsets, planes) -> bool:
     """Whether every segment from a point of `starts` (a, 3) to a point of `ends` (b, 3) crosses the part (then
-    every segment between their convex hulls does: the lemma of `blockers.covering_parts`)."""
+    every segment between their convex hulls does: the lemma of `obstruction.covering_parts`)."""
     for i in range(starts.shape[0]):
         for j in range(ends.shape[0]):
             if not _crosses(starts[i], ends[j], normals, offsets, planes):
@@ -188,7 +188,7 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
     """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's
     frame as `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are
     hidden from every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`,
-    `highs`, `half_widths`) by one of r's `candidates` (n, k): the lemma of `blockers.covering_parts`, with one plane
+    `highs`, `half_widths`) by one of r's `candidates` (n, k): the lemma of `obstruction.covering_parts`, with one plane
     of the part keeping the eyes, and one the hull, farther than `trim` outside it (the segments' end trim)."""
     eyes = np.empty((local.shape[1], 3))
     hull = np.empty((12, 3))
@@ -278,14 +278,14 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
     """The first stage of the sight search for n eyes, each looking at its target's template (placed by
     `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
     - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every
-      segment from the eye to the whole template (the lemma of `blockers.covering_parts`, with margin `trim`);
+      segment from the eye to the whole template (the lemma of `obstruction.covering_parts`, with margin `trim`);
     - proved[r, q]: the same for patch q, the lattice quads between `across` and `up` edges, numbered row by row
-      of `across` (as `sight._patches` numbers them);
+      of `across` (as `screen._patches` numbers them);
     - blocked[r, i, j]: the segment from the eye to lattice point (cols[i], lines[j]), trimmed by `trim` at both
-      ends as `blockers.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
+      ends as `obstruction.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
       candidate part, entering or leaving it (so that a ray caster would see the part's surface).
     The other segments of eyes not hidden, in row-major order, are written to `origins`, `directions` and
-    `lengths` (trimmed, as `blockers.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
+    `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
     quad = np.empty((4, 3))
     point = np.empty(3)
     span = np.empty(2, dtype=np.int64)

@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from lofkit.sight import kernels
+
 SQUARE = 3.0
 """Side of the square that must be seen, mm."""
 PITCH = 0.35
@@ -34,6 +36,9 @@ END_TRIM = 0.01
 """Segments stop this far (mm) short of their eye and their template point, and the lowest eyes and lattice points
 stand this far above the base's underside, so the surface a base rests on never counts as an obstruction while a
 piece standing on that same surface does."""
+COARSE_STRIDES = (9, 3)
+"""Lattice strides sampled before the fine checks: a block spans at least 9 cells, so it holds a point of every 9th
+column and row, and 3 x 3 points of every 3rd."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,14 @@ def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -
     return np.stack([-towards_eye[..., 1], towards_eye[..., 0]], axis=-1)
 
 
+def headings(volumes, shooters, targets) -> np.ndarray:
+    """Unit vectors, seen from above, from each shooter's base centre to its target's (+x for a target straight
+    above or below); one (2,) or (n, 2)."""
+    towards = volumes.centre[targets] - volumes.centre[shooters]
+    norm = np.linalg.norm(towards, axis=-1, keepdims=True)
+    return np.where(norm > 1e-9, towards / np.maximum(norm, 1e-12), [1.0, 0.0])
+
+
 def template_points(
     lattice: Lattice, axis: np.ndarray, centre: np.ndarray, z: np.ndarray, cols: np.ndarray, rows: np.ndarray
 ) -> np.ndarray:
@@ -106,6 +119,24 @@ def square_corners(
     offsets = [(-half, -half), (half, -half), (half, half), (-half, half)]
     corners = np.array([mid + np.array([*(du * axis), dz]) for du, dz in offsets])
     return mid, corners
+
+
+def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
+    """For each row of `known_blocked` (n, c, r), which blocks of `block` cells (by lower-left lattice point) hold
+    no point known to be blocked: the candidates for a seen square."""
+    n, cols, lines = known_blocked.shape
+    clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
+    kernels.clear_blocks(known_blocked, block[0], block[1], clear)
+    return clear
+
+
+def central_blocks(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the candidate block nearest the middle of the template (the witness players expect to see): its
+    lower-left lattice column and line."""
+    cols, lines = candidates.shape[1:]
+    offset = np.add.outer((np.arange(cols) - (cols - 1) / 2) ** 2, (np.arange(lines) - (lines - 1) / 2) ** 2)
+    best = np.where(candidates, offset, np.inf).reshape(len(candidates), cols * lines).argmin(axis=1)
+    return np.unravel_index(best, (cols, lines))
 
 
 @lru_cache(maxsize=64)

@@ -1,4 +1,4 @@
-"""What obstructs a segment: blocking terrain (Embree) and other troopers' volumes (exact cylinders).
+"""What obstructs a segment: blocking terrain (the world's ray back-end) and other troopers' volumes (exact cylinders).
 
 RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks (solid scenery, and Zero
 Visibility zones ...), and the volume of every other trooper, friendly, enemy or neutral. Never by: A and B
@@ -21,7 +21,7 @@ PRISM_SIDES = 12
 
 @dataclass(frozen=True)
 class Segments:
-    """Segments as Embree takes them: origins, unit directions and lengths, trimmed by `END_TRIM` at both ends."""
+    """Segments as ray back-ends take them: origins, unit directions and lengths, trimmed by `END_TRIM` at both ends."""
 
     origins: np.ndarray
     directions: np.ndarray
@@ -114,7 +114,7 @@ def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarr
     """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k).
 
     Zero Visibility zones "block into, through and out of themselves": a segment crossing a zone's surface is
-    blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
+    blocked by the ray back-end, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
     (n,) may give that per segment when the caller knows it (all segments of one eye share it)."""
     hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
     return _or_smoke_and_troopers(world, segments, cylinders, in_smoke, hit)
@@ -123,7 +123,7 @@ def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarr
 def blocked_first_parts(world, segments: Segments, cylinders: np.ndarray,
                         in_smoke: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`blocked`, and the convex part (index into `world.convex_parts`) each segment meets first (-1: none, or a
-    face of no convex part); an Embree intersection query instead of an occlusion query."""
+    face of no convex part); an intersection query instead of an occlusion query."""
     mesh, face = world.blocking_rays.first_face(segments.origins, segments.directions, segments.lengths)
     hit = _or_smoke_and_troopers(world, segments, cylinders, in_smoke, mesh >= 0)
     return hit, world.convex_parts.part_of(mesh, face)
