@@ -15,10 +15,16 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+# Tolerances of the compiled loops live here: numba compiles a global in as a constant, and its cache checks only
+# this file for changes.
 PARALLEL = 1e-12
 """|rate| at or below which a segment runs parallel to a plane."""
 INSIDE = 1e-9
 """Length (mm) a segment must run inside a part to cross it (touching is not crossing)."""
+NONZERO = 1e-12
+"""Floor (mm) of a length divided by, so that a zero-length span gives finite numbers."""
+ON_AXIS = 1e-12
+"""Squared horizontal distance (mm^2) within which an eye stands on a template's axis (no side to face)."""
 
 
 class Planes(NamedTuple):
@@ -163,7 +169,7 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
     least, most = 0.0, 0.0
     for i in range(eyes.shape[0]):
         dx, dy = eyes[i, 0] - centre[0], eyes[i, 1] - centre[1]
-        if dx * dx + dy * dy < 1e-12:
+        if dx * dx + dy * dy < ON_AXIS:
             return False
         turn = math.atan2(dy, dx) - first
         turn -= 2 * math.pi * math.floor((turn + math.pi) / (2 * math.pi))  # into [-pi, pi)
@@ -243,7 +249,7 @@ def _passes_through(eye_side, point, length, trim, normals, offsets, planes) -> 
     """Whether the segment from an eye to `point` (`length` long), trimmed by `trim` at both ends, runs through the
     inside of the part and enters or leaves it on the way (so that a ray caster sees its surface);
     `eye_side[f]` = normals[f] @ eye - offsets[f]."""
-    low = trim / max(length, 1e-12)
+    low = trim / max(length, NONZERO)
     enter, leave = low, 1.0 - low
     for f in range(planes):
         at_point = normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f]
@@ -332,7 +338,7 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
                         blocked[r, a, b] = True
                         break
                 if not blocked[r, a, b]:
-                    unit = 1.0 / max(length, 1e-12)
+                    unit = 1.0 / max(length, NONZERO)
                     for d in range(3):
                         directions[written, d] = (point[d] - eye[0, d]) * unit
                         origins[written, d] = eye[0, d] + directions[written, d] * trim
