@@ -1,4 +1,4 @@
-"""ARCHITECTURE.md, Ray casting: back-ends behind one interface, one chooser, and an explicit thread setting; a
+"""README.md, Ray casting: back-ends behind one interface, one chooser, and an explicit thread setting; a
 World casts every ray through the back-end it was built with."""
 
 import os
