@@ -15,18 +15,13 @@ from scipy.spatial import Delaunay
 from lofkit.sight.obstruction import Segments, blocked, hiding_parts, prisms
 from lofkit.sight.kernels import templates_hull
 from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, template_axis, template_points, to_world
-from lofkit.ray.backends import EmbreeRays, NumpyRays
-from lofkit.sight.search import (
-    COARSE_STRIDES,
-    _eye_rows,
-    _in_patches,
-    _hidden_tiles,
-    _Rows,
-    _towards,
-    screen,
-    seen_pairs,
-    sight_brute_force,
-)
+from lofkit.sight.lattice import COARSE_STRIDES, headings as _towards
+from lofkit.ray.embree import EmbreeRays
+from lofkit.ray.numpy import NumpyRays
+from lofkit.sight.glimpse import seen_pairs
+from lofkit.sight.rows import EyeRows as _Rows, eye_rows as _eye_rows, hidden_eye_tiles as _hidden_tiles
+from lofkit.sight.screen import in_patches as _in_patches, screen
+from lofkit.sight.search import sight_brute_force
 from tests.helpers import build_world, trooper
 from tests.test_lof_properties import SETTINGS, layouts, scene
 

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import trimesh
 
-from lofkit.ray.backends import EmbreeRays, NumpyRays
+from lofkit.ray.embree import EmbreeRays
+from lofkit.ray.numpy import NumpyRays
 
 
 def _random_boxes(rng, count=12) -> list[trimesh.Trimesh]:

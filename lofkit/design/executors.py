@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from lofkit.ray import backends as raycast
+from lofkit.ray import set_threads
 from lofkit.errors import LofkitError
 
 EXECUTOR_HELP = "Where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
@@ -51,7 +51,7 @@ def _dask(spec: str) -> Iterator[Executor]:
 
 def _one_thread_each() -> None:
     """Start of a worker process: it has a core of its own, so it casts rays in its own thread only."""
-    raycast.THREADS = 1
+    set_threads(1)
 
 
 class SerialExecutor(Executor):

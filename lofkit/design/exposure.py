@@ -19,7 +19,8 @@ from lofkit.errors import LofkitError
 from lofkit.design.layout import Placements, base_distances, terrain_only
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
-from lofkit.sight.search import Progress, glimpse, seen_pairs
+from lofkit.sight.glimpse import glimpse, seen_pairs
+from lofkit.sight.search import Progress
 from lofkit.units import INCH
 from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World

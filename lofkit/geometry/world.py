@@ -9,15 +9,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import rtree
-import trimesh
 
 from lofkit.geometry.clearance import scenery_overlaps
 from lofkit.errors import Problem, SceneError
-from lofkit.ray.backends import EmbreeRays, RayBackend
+from lofkit.ray import RayBackend, RayFactory, backend as ray_backend
 from lofkit.scene.model import Scene, scene_problems
 from lofkit.scene.table import ON_TABLE_TOLERANCE, table_overhang
 from lofkit.geometry.support import rest_height
@@ -41,7 +40,7 @@ class World:
         scene: Scene,
         pieces: Sequence[Piece],
         troopers: Volumes,
-        backend: Callable[[Sequence[trimesh.Trimesh]], RayBackend] = EmbreeRays,
+        backend: RayFactory | None = None,
     ):
         self.scene = scene
         self.pieces = tuple(pieces)
@@ -50,9 +49,11 @@ class World:
         """Problems that do not stop queries (SCENE_FORMAT.md: terrain past the table edge, volumes in scenery)."""
         self.blocking_pieces = np.array([i for i, p in enumerate(pieces) if p.blocks_lof], dtype=np.int64)
         self.solid_pieces = np.array([i for i, p in enumerate(pieces) if p.solid], dtype=np.int64)
-        self.blocking_rays = backend([pieces[i].mesh for i in self.blocking_pieces])
+        self.backend = backend or ray_backend()
+        """What every ray scene of this world is built with (`lofkit.ray.backend`; Embree unless told)."""
+        self.blocking_rays = self.backend([pieces[i].mesh for i in self.blocking_pieces])
         """Rays against terrain that blocks LoF; hit indices point into `blocking_pieces`."""
-        self.solid_rays = backend([pieces[i].mesh for i in self.solid_pieces])
+        self.solid_rays = self.backend([pieces[i].mesh for i in self.solid_pieces])
         """Rays against solid scenery (surfaces that support bases); hit indices point into `solid_pieces`."""
         self.zero_visibility = tuple(i for i, p in enumerate(pieces) if p.kind == "zero_visibility" and p.blocks_lof)
         """Zero Visibility zones: they block even segments that stay inside them."""
@@ -67,14 +68,14 @@ class World:
     @functools.cached_property
     def zone_rays(self) -> tuple[tuple[int, RayBackend], ...]:
         """Low and Poor Visibility zones (they add MODs, never block), each with its own ray scene."""
-        return tuple((i, EmbreeRays([p.mesh])) for i, p in enumerate(self.pieces)
+        return tuple((i, self.backend([p.mesh])) for i, p in enumerate(self.pieces)
                      if p.kind in ("low_visibility", "poor_visibility"))
 
     def piece_rays(self, index: int) -> RayBackend:
         """A ray scene of one piece alone (built once, on first use)."""
         cache = self.__dict__.setdefault("_piece_rays", {})
         if index not in cache:
-            cache[index] = EmbreeRays([self.pieces[index].mesh])
+            cache[index] = self.backend([self.pieces[index].mesh])
         return cache[index]
 
     def with_troopers(self, troopers: Volumes) -> World:
@@ -85,8 +86,9 @@ class World:
         return other
 
     @classmethod
-    def from_scene(cls, scene: Scene, backend: Callable[..., RayBackend] = EmbreeRays) -> World:
-        """Compile `scene`; raises `SceneError` for problems found only with the meshes at hand."""
+    def from_scene(cls, scene: Scene, backend: RayFactory | None = None) -> World:
+        """Compile `scene` (ray scenes built with `backend`, Embree by default); raises `SceneError` for problems
+        found only with the meshes at hand."""
         pieces, problems = build_pieces(scene)
         problems = scene_problems(scene) + problems
         facing, facing_problems = _facings(scene)

@@ -22,7 +22,8 @@ from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import in_zoc, may_trace
 from lofkit.scene.table import base_on_table
-from lofkit.sight.search import Witness, sight
+from lofkit.sight.evidence import Witness
+from lofkit.sight.search import sight
 
 SPACING = 2.5
 RUN = 40.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
-from lofkit.sight.search import evidence_segments
+from lofkit.sight.evidence import evidence_segments
 from lofkit.units import EPS
 
 CONTACT_HEIGHT = 1.0

@@ -1,6 +1,6 @@
 """The inner loops of the sight search, compiled: do segments cross a convex part, and which lattice blocks are clear?
 
-Proofs of "hidden" (`blockers.hiding_parts`, `sight.screen`) test millions of (row, candidate part) pairs, most of
+Proofs of "hidden" (`obstruction.hiding_parts`, `screen.screen`) test millions of (row, candidate part) pairs, most of
 them failing on their first segment; a compiled loop stops there, where whole-array numpy would finish every
 segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an eye's
 template and its patches, and which of its coarse lattice segments its candidate parts already block), and
@@ -10,14 +10,99 @@ template and its patches, and which of its coarse lattice segments its candidate
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
+# Tolerances of the compiled loops live here: numba compiles a global in as a constant, and its cache checks only
+# this file for changes.
 PARALLEL = 1e-12
 """|rate| at or below which a segment runs parallel to a plane."""
 INSIDE = 1e-9
 """Length (mm) a segment must run inside a part to cross it (touching is not crossing)."""
+NONZERO = 1e-12
+"""Floor (mm) of a length divided by, so that a zero-length span gives finite numbers."""
+ON_AXIS = 1e-12
+"""Squared horizontal distance (mm^2) within which an eye stands on a template's axis (no side to face)."""
+
+
+class Planes(NamedTuple):
+    """Convex parts as half-spaces {x: normals @ x <= offsets}: `normals` (p, f, 3), `offsets` (p, f), `faces` (p,)
+    planes in use (`terrain.ConvexParts` holds them)."""
+
+    normals: np.ndarray
+    offsets: np.ndarray
+    faces: np.ndarray
+
+
+class Eyes(NamedTuple):
+    """n eyes, `points` (n, 1, 3), each with the convex parts that may hide things from it, `candidates` (n, k)
+    (part indices, -1 for none)."""
+
+    points: np.ndarray
+    candidates: np.ndarray
+
+
+class Templates(NamedTuple):
+    """The templates n eyes look at, placed by `centres` (n, 2), `z` (n,) and `axis` (n, 2), and their lattice:
+    `half_width`, `pitch` (2,) and `cells` (2,) (`lattice.Lattice`)."""
+
+    centres: np.ndarray
+    z: np.ndarray
+    axis: np.ndarray
+    half_width: float
+    pitch: np.ndarray
+    cells: np.ndarray
+
+
+class Sample(NamedTuple):
+    """Where on a template a screen looks (lattice indices): patches between the edges `across` and `up`, and the
+    lattice points `cols` x `lines`."""
+
+    across: np.ndarray
+    up: np.ndarray
+    cols: np.ndarray
+    lines: np.ndarray
+
+
+class Screened(NamedTuple):
+    """What `screen_eyes` fills in for n eyes: `hidden` (n,), `proved` (n, patches) and `blocked` (n, c, r), and
+    the segments left to cast, `origins` (m, 3), `directions` (m, 3), `lengths` (m,), m >= n * c * r."""
+
+    hidden: np.ndarray
+    proved: np.ndarray
+    blocked: np.ndarray
+    origins: np.ndarray
+    directions: np.ndarray
+    lengths: np.ndarray
+
+
+class Tiles(NamedTuple):
+    """Tiles of an eye pattern in a shooter's frame (`lattice.dense_tiles`): eyes `local` (t, e, 3), `counts` (t,)."""
+
+    local: np.ndarray
+    counts: np.ndarray
+
+
+class Shooters(NamedTuple):
+    """n shooters standing at `centres` (n, 2), `z` (n,), facing `towards` (n, 2), with the convex parts that may
+    hide their targets, `candidates` (n, k) (-1 for none)."""
+
+    centres: np.ndarray
+    z: np.ndarray
+    towards: np.ndarray
+    candidates: np.ndarray
+
+
+class Spans(NamedTuple):
+    """Where n targets' templates may stand: about the vertical axes through `centres` (n, 2), from `lows` (n,) to
+    `highs` (n,), `half_widths` (n,) either side."""
+
+    centres: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    half_widths: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
@@ -56,7 +141,7 @@ def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: n
 @numba.njit(cache=True, nogil=True)
 def _covers(starts, ends, normals, offsets, planes) -> bool:
     """Whether every segment from a point of `starts` (a, 3) to a point of `ends` (b, 3) crosses the part (then
-    every segment between their convex hulls does: the lemma of `blockers.covering_parts`)."""
+    every segment between their convex hulls does: the lemma of `obstruction.covering_parts`)."""
     for i in range(starts.shape[0]):
         for j in range(ends.shape[0]):
             if not _crosses(starts[i], ends[j], normals, offsets, planes):
@@ -84,7 +169,7 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
     least, most = 0.0, 0.0
     for i in range(eyes.shape[0]):
         dx, dy = eyes[i, 0] - centre[0], eyes[i, 1] - centre[1]
-        if dx * dx + dy * dy < 1e-12:
+        if dx * dx + dy * dy < ON_AXIS:
             return False
         turn = math.atan2(dy, dx) - first
         turn -= 2 * math.pi * math.floor((turn + math.pi) / (2 * math.pi))  # into [-pi, pi)
@@ -104,12 +189,12 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
-def hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
+def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
                  offsets, faces, trim, out) -> None:
     """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's
     frame as `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are
     hidden from every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`,
-    `highs`, `half_widths`) by one of r's `candidates` (n, k): the lemma of `blockers.covering_parts`, with one plane
+    `highs`, `half_widths`) by one of r's `candidates` (n, k): the lemma of `obstruction.covering_parts`, with one plane
     of the part keeping the eyes, and one the hull, farther than `trim` outside it (the segments' end trim)."""
     eyes = np.empty((local.shape[1], 3))
     hull = np.empty((12, 3))
@@ -164,7 +249,7 @@ def _passes_through(eye_side, point, length, trim, normals, offsets, planes) -> 
     """Whether the segment from an eye to `point` (`length` long), trimmed by `trim` at both ends, runs through the
     inside of the part and enters or leaves it on the way (so that a ray caster sees its surface);
     `eye_side[f]` = normals[f] @ eye - offsets[f]."""
-    low = trim / max(length, 1e-12)
+    low = trim / max(length, NONZERO)
     enter, leave = low, 1.0 - low
     for f in range(planes):
         at_point = normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2] - offsets[f]
@@ -194,19 +279,19 @@ def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) 
 
 
 @numba.njit(cache=True, nogil=True)
-def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
+def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
                 offsets, faces, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
     """The first stage of the sight search for n eyes, each looking at its target's template (placed by
     `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
     - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every
-      segment from the eye to the whole template (the lemma of `blockers.covering_parts`, with margin `trim`);
+      segment from the eye to the whole template (the lemma of `obstruction.covering_parts`, with margin `trim`);
     - proved[r, q]: the same for patch q, the lattice quads between `across` and `up` edges, numbered row by row
-      of `across` (as `sight._patches` numbers them);
+      of `across` (as `screen._patches` numbers them);
     - blocked[r, i, j]: the segment from the eye to lattice point (cols[i], lines[j]), trimmed by `trim` at both
-      ends as `blockers.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
+      ends as `obstruction.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
       candidate part, entering or leaving it (so that a ray caster would see the part's surface).
     The other segments of eyes not hidden, in row-major order, are written to `origins`, `directions` and
-    `lengths` (trimmed, as `blockers.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
+    `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
     quad = np.empty((4, 3))
     point = np.empty(3)
     span = np.empty(2, dtype=np.int64)
@@ -253,13 +338,27 @@ def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, co
                         blocked[r, a, b] = True
                         break
                 if not blocked[r, a, b]:
-                    unit = 1.0 / max(length, 1e-12)
+                    unit = 1.0 / max(length, NONZERO)
                     for d in range(3):
                         directions[written, d] = (point[d] - eye[0, d]) * unit
                         origins[written, d] = eye[0, d] + directions[written, d] * trim
                     lengths[written] = max(length - 2 * trim, 0.0)
                     written += 1
     return written
+
+
+def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes, trim: float,
+                 out: np.ndarray) -> None:
+    """out[r, t] = whether one of shooter r's candidate parts hides every eye of tile t from every template of
+    target r it may look at (see `_hidden_tiles`)."""
+    _hidden_tiles(tiles.local, tiles.counts, shooters.centres, shooters.z, shooters.towards, *targets,
+                  shooters.candidates, *parts, trim, out)
+
+
+def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes, trim: float, out: Screened) -> int:
+    """The first stage of the sight search for n eyes (see `_screen_eyes`); returns how many segments it left to
+    cast in `out`."""
+    return _screen_eyes(eyes.points, *templates, *sample, eyes.candidates, *parts, trim, *out)
 
 
 @numba.njit(cache=True, nogil=True)

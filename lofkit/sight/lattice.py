@@ -22,6 +22,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from lofkit.sight import kernels
+from lofkit.sight.kernels import NONZERO
+
 SQUARE = 3.0
 """Side of the square that must be seen, mm."""
 PITCH = 0.35
@@ -34,6 +37,13 @@ END_TRIM = 0.01
 """Segments stop this far (mm) short of their eye and their template point, and the lowest eyes and lattice points
 stand this far above the base's underside, so the surface a base rests on never counts as an obstruction while a
 piece standing on that same surface does."""
+ROUNDING = 1e-9
+"""Slack for float rounding when counting cells and blocks, and fitting a square: an exact fit is a fit."""
+SAME_SPOT = 1e-9
+"""Horizontal distance (mm) below which two points stand on one vertical line (no direction from one to the other)."""
+COARSE_STRIDES = (9, 3)
+"""Lattice strides sampled before the fine checks: a block spans at least 9 cells, so it holds a point of every 9th
+column and row, and 3 x 3 points of every 3rd."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +55,7 @@ class Lattice:
 
     @property
     def cells(self) -> tuple[int, int]:
-        return max(1, int(np.ceil(self.width / PITCH - 1e-9))), max(1, int(np.ceil(self.height / PITCH - 1e-9)))
+        return max(1, int(np.ceil(self.width / PITCH - ROUNDING))), max(1, int(np.ceil(self.height / PITCH - ROUNDING)))
 
     @property
     def pitch(self) -> tuple[float, float]:
@@ -56,12 +66,12 @@ class Lattice:
     def block(self) -> tuple[int, int]:
         """Cells per side of the smallest block at least `SQUARE` mm wide and tall."""
         pw, ph = self.pitch
-        return int(np.ceil(SQUARE / pw - 1e-9)), int(np.ceil(SQUARE / ph - 1e-9))
+        return int(np.ceil(SQUARE / pw - ROUNDING)), int(np.ceil(SQUARE / ph - ROUNDING))
 
     @property
     def fits(self) -> bool:
         """Whether the template holds a 3 x 3 mm square at all."""
-        return self.width >= SQUARE - 1e-9 and self.height >= SQUARE - 1e-9
+        return self.width >= SQUARE - ROUNDING and self.height >= SQUARE - ROUNDING
 
 
 def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -69,8 +79,16 @@ def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -
     centre to the eye (`fallback` directions, from shooter to target, where the eye is straight above)."""
     towards_eye = eyes[..., :2] - centres
     length = np.linalg.norm(towards_eye, axis=-1, keepdims=True)
-    towards_eye = np.where(length > 1e-9, towards_eye / np.maximum(length, 1e-12), -fallback)
+    towards_eye = np.where(length > SAME_SPOT, towards_eye / np.maximum(length, NONZERO), -fallback)
     return np.stack([-towards_eye[..., 1], towards_eye[..., 0]], axis=-1)
+
+
+def headings(volumes, shooters, targets) -> np.ndarray:
+    """Unit vectors, seen from above, from each shooter's base centre to its target's (+x for a target straight
+    above or below); one (2,) or (n, 2)."""
+    towards = volumes.centre[targets] - volumes.centre[shooters]
+    norm = np.linalg.norm(towards, axis=-1, keepdims=True)
+    return np.where(norm > SAME_SPOT, towards / np.maximum(norm, NONZERO), [1.0, 0.0])
 
 
 def template_points(
@@ -106,6 +124,24 @@ def square_corners(
     offsets = [(-half, -half), (half, -half), (half, half), (-half, half)]
     corners = np.array([mid + np.array([*(du * axis), dz]) for du, dz in offsets])
     return mid, corners
+
+
+def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
+    """For each row of `known_blocked` (n, c, r), which blocks of `block` cells (by lower-left lattice point) hold
+    no point known to be blocked: the candidates for a seen square."""
+    n, cols, lines = known_blocked.shape
+    clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
+    kernels.clear_blocks(known_blocked, block[0], block[1], clear)
+    return clear
+
+
+def central_blocks(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the candidate block nearest the middle of the template (the witness players expect to see): its
+    lower-left lattice column and line."""
+    cols, lines = candidates.shape[1:]
+    offset = np.add.outer((np.arange(cols) - (cols - 1) / 2) ** 2, (np.arange(lines) - (lines - 1) / 2) ** 2)
+    best = np.where(candidates, offset, np.inf).reshape(len(candidates), cols * lines).argmin(axis=1)
+    return np.unravel_index(best, (cols, lines))
 
 
 @lru_cache(maxsize=64)

@@ -1,4 +1,4 @@
-"""What obstructs a segment: blocking terrain (Embree) and other troopers' volumes (exact cylinders).
+"""What obstructs a segment: blocking terrain (the world's ray back-end) and other troopers' volumes (exact cylinders).
 
 RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks (solid scenery, and Zero
 Visibility zones ...), and the volume of every other trooper, friendly, enemy or neutral. Never by: A and B
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.sight.kernels import all_cross
+from lofkit.sight.kernels import INSIDE, NONZERO, PARALLEL, all_cross
 from lofkit.sight.lattice import END_TRIM
 
 PRISM_SIDES = 12
@@ -21,7 +21,7 @@ PRISM_SIDES = 12
 
 @dataclass(frozen=True)
 class Segments:
-    """Segments as Embree takes them: origins, unit directions and lengths, trimmed by `END_TRIM` at both ends."""
+    """Segments as ray back-ends take them: origins, unit directions and lengths, trimmed by `END_TRIM` at both ends."""
 
     origins: np.ndarray
     directions: np.ndarray
@@ -32,7 +32,7 @@ class Segments:
         starts, ends = np.reshape(starts, (-1, 3)), np.reshape(ends, (-1, 3))
         span = ends - starts
         length = np.linalg.norm(span, axis=1)
-        unit = span / np.maximum(length, 1e-12)[:, None]
+        unit = span / np.maximum(length, NONZERO)[:, None]
         return cls(starts + unit * trim, unit, np.maximum(length - 2 * trim, 0.0))
 
     def take(self, keep: np.ndarray) -> Segments:
@@ -48,7 +48,7 @@ def blocking_troopers(world, a: int, b: int) -> np.ndarray:
     near = np.fromiter(world.trooper_index.intersection(tuple(box)), dtype=np.int64)
     near = near[v.blocks_lof[near] & (near != a) & (near != b)]
     start, span = v.centre[a], v.centre[b] - v.centre[a]
-    along = np.clip((v.centre[near] - start) @ span / max(float(span @ span), 1e-12), 0.0, 1.0)
+    along = np.clip((v.centre[near] - start) @ span / max(float(span @ span), NONZERO), 0.0, 1.0)
     off_line = np.linalg.norm(start + along[:, None] * span - v.centre[near], axis=1)
     reach = max(v.radius[a], v.radius[b]) + v.radius[near]
     low, high = min(v.z[a], v.z[b]), max(v.top[a], v.top[b])
@@ -77,20 +77,20 @@ def _enter_cylinder(volumes, segments: Segments, rows: np.ndarray, troopers: np.
     b = 2 * (rel[:, 0] * d[:, 0] + rel[:, 1] * d[:, 1])
     c = rel[:, 0] ** 2 + rel[:, 1] ** 2 - volumes.radius[troopers] ** 2
     disc = b * b - 4 * a * c
-    level = a > 1e-12
+    level = a > PARALLEL  # a: the direction's squared horizontal share; at or below, it runs along the axis
     with np.errstate(divide="ignore", invalid="ignore"):
         root = np.sqrt(np.maximum(disc, 0.0))
         t0 = np.where(level, np.where(disc > 0, (-b - root) / (2 * a), np.inf), np.where(c < 0, -np.inf, np.inf))
         t1 = np.where(level, (-b + root) / (2 * a), np.where(c < 0, np.inf, -np.inf))
         bottom, top = volumes.z[troopers], volumes.top[troopers]
-        flat = np.abs(d[:, 2]) < 1e-12
+        flat = np.abs(d[:, 2]) < PARALLEL  # level with the caps
         inside_z = (o[:, 2] > bottom) & (o[:, 2] < top)
         za, zb = (bottom - o[:, 2]) / d[:, 2], (top - o[:, 2]) / d[:, 2]
         zlo = np.where(flat, np.where(inside_z, -np.inf, np.inf), np.minimum(za, zb))
         zhi = np.where(flat, np.where(inside_z, np.inf, -np.inf), np.maximum(za, zb))
     enter = np.maximum(np.maximum(t0, zlo), 0.0)
     leave = np.minimum(np.minimum(t1, zhi), length)
-    return np.where(leave - enter > 1e-9, enter, np.inf)
+    return np.where(leave - enter > INSIDE, enter, np.inf)
 
 
 def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
@@ -114,7 +114,7 @@ def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarr
     """Whether each segment is obstructed by blocking terrain or by one of its `cylinders` (n, k).
 
     Zero Visibility zones "block into, through and out of themselves": a segment crossing a zone's surface is
-    blocked by Embree, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
+    blocked by the ray back-end, and one starting inside a zone is blocked too, even when it never leaves it. `in_smoke`
     (n,) may give that per segment when the caller knows it (all segments of one eye share it)."""
     hit = world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths)
     return _or_smoke_and_troopers(world, segments, cylinders, in_smoke, hit)
@@ -123,7 +123,7 @@ def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarr
 def blocked_first_parts(world, segments: Segments, cylinders: np.ndarray,
                         in_smoke: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`blocked`, and the convex part (index into `world.convex_parts`) each segment meets first (-1: none, or a
-    face of no convex part); an Embree intersection query instead of an occlusion query."""
+    face of no convex part); an intersection query instead of an occlusion query."""
     mesh, face = world.blocking_rays.first_face(segments.origins, segments.directions, segments.lengths)
     hit = _or_smoke_and_troopers(world, segments, cylinders, in_smoke, mesh >= 0)
     return hit, world.convex_parts.part_of(mesh, face)

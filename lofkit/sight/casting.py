@@ -1,0 +1,84 @@
+"""Casting the sight search's segments, from eye rows to lattice points of their templates.
+
+RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks ... and the volume of every other
+trooper, friendly, enemy or neutral. Never by: A and B themselves, markers, troopers that declared a movement".
+Terrain goes to the world's ray back-end in large batches (`obstruction.blocked`); each pair is tested against the
+troopers standing in its corridor only. Every segment cast is reported to `progress`, and the convex parts that
+stop the stride-9 segments are remembered (`learning.LearnedParts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from lofkit.sight.lattice import template_points
+from lofkit.sight.learning import LearnedParts
+from lofkit.sight.obstruction import Segments, blocked, blocked_first_parts, blocking_troopers
+from lofkit.sight.rows import EyeRows, Views
+
+Progress = Callable[..., None]
+"""`progress(cast, tested=0)`: segments a search cast (ray back-end), and segments it settled by compiled tests."""
+
+
+def corridor_troopers(world, pairs: Sequence) -> np.ndarray:
+    """For each pair (n, 2), the troopers whose volumes may block its segments (`obstruction.blocking_troopers`),
+    padded with -1: (n, k)."""
+    v = world.troopers
+    can_block = bool(v.blocks_lof.any())
+    near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()] if can_block else []
+    width = max((len(n) for n in near), default=0)
+    cylinders = np.full((len(pairs), width), -1, dtype=np.int64)
+    for k, n in enumerate(near):
+        cylinders[k, : len(n)] = n
+    return cylinders
+
+
+class Caster:
+    """Casts the segments of eye rows for pairs `pairs`: reports them to `progress`, learns into `learned`."""
+
+    def __init__(self, world, pairs: np.ndarray, learned: LearnedParts, progress: Progress | None = None):
+        self.world = world
+        self.learned = learned
+        self.progress = progress or (lambda cast, tested=0: None)
+        self.cylinders = corridor_troopers(world, pairs)
+
+    def blocked(self, rows: EyeRows, owner: np.ndarray, segments: Segments, learn: bool = False) -> np.ndarray:
+        """Whether each segment, from the eye of row `owner[s]`, is obstructed (terrain, smoke, other troopers).
+        With `learn`, the convex parts that block them are remembered as candidates for the pair's next eyes."""
+        in_smoke = rows.in_smoke[owner] if rows.in_smoke.any() else np.zeros(len(owner), dtype=bool)
+        cylinders = self.cylinders[rows.pair[owner]]
+        if not learn or len(self.world.convex_parts.piece) == 0:
+            hit = blocked(self.world, segments, cylinders, in_smoke)
+        else:
+            hit, part = blocked_first_parts(self.world, segments, cylinders, in_smoke)
+            self.learned.learn(rows, owner, part)
+        self.progress(len(hit))
+        return hit
+
+    def segments_blocked(self, views: Views, which: np.ndarray, cols: np.ndarray, lines: np.ndarray,
+                         todo: np.ndarray | None = None) -> np.ndarray:
+        """Whether the segments from the eyes of rows `which` to their lattice points cols x lines are blocked
+        (only where `todo`; elsewhere False). `cols`/`lines`: shared (c,)/(r,) or per row (n, c)/(n, r)."""
+        v, rows = self.world.troopers, views.rows
+        points = template_points(views.lattice, views.axis[which], v.centre[rows.target[which]],
+                                 v.z[rows.target[which]], cols, lines)
+        todo = np.ones(points.shape[:3], dtype=bool) if todo is None else todo
+        owner = np.broadcast_to(np.arange(len(which))[:, None, None], todo.shape)[todo]
+        eyes = rows.eye[which]
+        result = np.zeros(todo.shape, dtype=bool)
+        result[todo] = self.blocked(rows.take(which), owner, Segments.between(eyes[owner], points[todo]))
+        return result
+
+    def cast(self, views: Views, known: np.ndarray, tested: np.ndarray, which: np.ndarray, cols: np.ndarray,
+             lines: np.ndarray) -> None:
+        """Cast the segments of rows `which` to lattice points cols x lines not yet `tested`; mark the blocked ones
+        in `known`, and all of them in `tested` (both (n, c, r) over every lattice point)."""
+        n = len(which)
+        cols, lines = np.broadcast_to(cols, (n, np.shape(cols)[-1])), np.broadcast_to(lines, (n, np.shape(lines)[-1]))
+        where = (which[:, None, None], cols[:, :, None], lines[:, None, :])
+        todo = ~tested[where]
+        tested[where] = True
+        if todo.any():
+            known[where] |= self.segments_blocked(views, which, cols, lines, todo)

@@ -1,0 +1,73 @@
+"""Yes-or-no sight for many pairs at once, as analyses (heatmaps, exposure) ask it: exact but without evidence
+(`seen_pairs`), or a quick estimate from a few segments (`glimpse`).
+
+RULES.md (LoF 4): "sight(A, B) holds when the 3 x 3 mm test succeeds in either direction"; `seen_pairs` runs that
+test (`search`), `glimpse` only samples it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from lofkit.sight.lattice import END_TRIM, headings, key_eyes, template_axis, to_world
+from lofkit.sight.obstruction import Segments, blocked, inside_zero_visibility
+from lofkit.sight.search import Progress, run_search
+
+GLIMPSE_EYES = (0, 1, 6, 2, 3)
+"""Key eyes a glimpse looks from: the top's front, centre, left and right, and the front at half height."""
+GLIMPSE_POINTS = np.array([[0.0, 0.5], [0.0, 0.85], [0.0, 0.15], [-0.3, 0.5], [0.3, 0.5], [0.0, 0.97],
+                           [-0.35, 0.9], [0.35, 0.9]])
+"""Points a glimpse looks at, on the other's silhouette template: (across, up) as shares of its width and
+height from the middle of its bottom edge."""
+
+
+def seen_pairs(world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None) -> np.ndarray:
+    """Whether the troopers of each pair (n, 2) see each other, in pair order, without evidence: `search.sight`
+    for analyses over many pairs."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    unique, back = np.unique(np.sort(pairs, axis=1), axis=0, return_inverse=True)
+    search, _ = run_search(world, unique, progress)
+    return search.findings.done[back.reshape(-1)]
+
+
+def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None) -> np.ndarray:
+    """A quick estimate of sight for many pairs (the designer's `--quick`): segments from 5 key eyes of each
+    volume to 8 points of the other's template, both ways; seen when one segment is clear. It takes one clear
+    segment for a 3 x 3 mm patch and looks at 8 points instead of every patch, so it can differ from
+    `seen_pairs` where a view is partly blocked; `benchmarks/bench_heatmap.py` measures how often. Only terrain
+    blocks a glimpse (the analyses that use it have no troopers in the way)."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    v = world.troopers
+    seen = np.zeros(len(pairs), dtype=bool)
+    sizes, size_of = np.unique(np.stack([v.radius, v.height], axis=1), axis=0, return_inverse=True)
+    for forward in (True, False):
+        for eye in GLIMPSE_EYES:
+            rows = np.flatnonzero(~seen)
+            if len(rows) == 0:
+                return seen
+            shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
+            towards = headings(v, shooter, target)
+            eyes = np.empty((len(rows), 3))
+            for size in np.unique(size_of[shooter]).tolist():  # one eye pattern per volume size
+                same = np.flatnonzero(size_of[shooter] == size)
+                local = key_eyes(*sizes[size].tolist())[eye : eye + 1]
+                eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
+            points = _template_points(v, eyes, target, towards)
+            starts = np.repeat(eyes, len(GLIMPSE_POINTS), axis=0)
+            in_smoke = np.repeat(inside_zero_visibility(world, eyes), len(GLIMPSE_POINTS))
+            hit = blocked(world, Segments.between(starts, points.reshape(-1, 3)), np.zeros((len(starts), 0), int),
+                          in_smoke)
+            if progress:
+                progress(len(starts))
+            seen[rows] |= ~hit.reshape(len(rows), -1).all(axis=1)
+    return seen
+
+
+def _template_points(v, eyes: np.ndarray, target: np.ndarray, towards: np.ndarray) -> np.ndarray:
+    """The `GLIMPSE_POINTS` of each target's template, turned to face its eye: (n, points, 3)."""
+    axis = template_axis(eyes, v.centre[target], towards)
+    across = GLIMPSE_POINTS[None, :, 0] * 2 * v.radius[target][:, None]
+    up = v.z[target][:, None] + np.maximum(GLIMPSE_POINTS[None, :, 1] * v.height[target][:, None], END_TRIM)
+    return np.concatenate([v.centre[target][:, None] + across[..., None] * axis[:, None], up[..., None]], axis=-1)

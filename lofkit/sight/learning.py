@@ -1,0 +1,60 @@
+"""What each pair remembers: the convex parts that blocked its segments, as the candidates of its next proofs.
+
+A part that blocked many of a pair's stride-9 segments is likely to hide whole tiles of its next eyes, whole
+templates or patches (`rows.hidden_eye_tiles`, `screen.screen`); a proof from a candidate is still the convexity
+lemma of `obstruction.covering_parts`, so remembering a part never hides a clear segment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LEARNED_PARTS = 4
+"""Convex parts each pair and direction remembers from its stride-9 segments, as candidates for its next eyes."""
+
+
+class LearnedParts:
+    """Per pair (rows of `pairs`, (n, 2)) and direction, up to `LEARNED_PARTS` convex part indices (-1: none),
+    the parts that blocked most first, then those it had before."""
+
+    def __init__(self, pairs: np.ndarray):
+        self.pairs = pairs
+        self.parts = np.full((2 * len(pairs), LEARNED_PARTS), -1, dtype=np.int64)
+
+    def pair_direction(self, rows) -> np.ndarray:
+        """Each row's pair and direction as one number: 2 x pair, plus 1 when the pair's second trooper looks."""
+        return 2 * rows.pair + (rows.shooter != self.pairs[rows.pair, 0])
+
+    def of_rows(self, rows) -> np.ndarray:
+        """The parts learned by each row's pair and direction: (n, LEARNED_PARTS)."""
+        return self.parts[self.pair_direction(rows)]
+
+    def of_pairs(self, pair_ids: np.ndarray, forward: bool) -> np.ndarray:
+        """The parts learned by pairs `pair_ids` looking forward (first trooper at second) or back."""
+        return self.parts[2 * pair_ids + (not forward)]
+
+    def learn(self, rows, owner: np.ndarray, part: np.ndarray) -> None:
+        """Segment s, from the eye of row `owner[s]`, met convex part `part[s]` first (-1: none): put the parts that
+        blocked the most segments of each pair and direction first among its parts, ahead of those it had."""
+        found = part >= 0
+        if not found.any():
+            return
+        direction = self.pair_direction(rows)[owner][found]
+        count = int(part.max()) + 1  # one number per (direction, part), in that order
+        combos, hits = np.unique(direction * count + part[found], return_counts=True)
+        directions, parts = np.divmod(combos, count)
+        order = np.lexsort((-hits, directions))
+        directions, parts = directions[order], parts[order]
+        starts = np.r_[True, directions[1:] != directions[:-1]]
+        rank = np.arange(len(directions)) - np.maximum.accumulate(np.where(starts, np.arange(len(directions)), 0))
+        best = rank < LEARNED_PARTS
+        changed, row = np.unique(directions[best], return_inverse=True)
+        merged = np.full((len(changed), 2 * LEARNED_PARTS), -1, dtype=np.int64)
+        merged[row, rank[best]] = parts[best]
+        merged[:, LEARNED_PARTS:] = self.parts[changed]
+        repeated = merged < 0
+        for k in range(1, merged.shape[1]):
+            repeated[:, k] |= (merged[:, :k] == merged[:, k : k + 1]).any(axis=1)
+        merged[repeated] = -1
+        order = np.argsort(repeated, axis=1, kind="stable")
+        self.parts[changed] = np.take_along_axis(merged, order, axis=1)[:, :LEARNED_PARTS]

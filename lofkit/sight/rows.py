@@ -1,0 +1,89 @@
+"""Eye rows: which eye of which shooter looks at which template, one row per eye and pair, for a pass of the search.
+
+RULES.md (LoF 2): sight needs "a point E anywhere in A's volume"; the search tries the eyes of `lattice` in turn,
+the best eye of every pair first. Dense eyes come in tiles (`lattice.dense_tiles`): a tile that one of its pair's
+candidate convex parts hides from every template it may look at is never made a row (the convexity lemma of
+`obstruction.covering_parts`, so no eye that sees something is left out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from lofkit.sight.kernels import Planes, Shooters, Spans, Tiles, hidden_tiles
+from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, headings, to_world
+from lofkit.sight.obstruction import inside_zero_visibility
+
+
+@dataclass(frozen=True)
+class EyeRows:
+    """Eye rows of one direction: for row r, eye `eye[r]` in trooper `shooter[r]` looks at `target[r]`'s template."""
+
+    pair: np.ndarray
+    shooter: np.ndarray
+    target: np.ndarray
+    eye: np.ndarray
+    in_smoke: np.ndarray
+    """Whether the eye is inside a Zero Visibility zone (then every segment from it is blocked)."""
+
+    def take(self, keep: np.ndarray) -> EyeRows:
+        return EyeRows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep], self.in_smoke[keep])
+
+
+@dataclass(frozen=True)
+class Views:
+    """Rows looking at templates of one size: their `lattice`, and each template's axis (`lattice.template_axis`)."""
+
+    lattice: Lattice
+    rows: EyeRows
+    axis: np.ndarray
+
+    def take(self, keep: np.ndarray) -> Views:
+        return Views(self.lattice, self.rows.take(keep), self.axis[keep])
+
+
+def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable,
+             candidates: np.ndarray | None = None) -> EyeRows:
+    """Eyes from `pattern(radius, height)` in the shooter of each pair, ranked so that row order is eye order.
+    With `candidates` (convex parts per pair, (n, k)), dense eyes come in tiles, and the tiles one of their pair's
+    candidates hides from the target (`hidden_eye_tiles`) are left out."""
+    v = world.troopers
+    shooters = pairs[pair_ids, 0] if forward else pairs[pair_ids, 1]
+    targets = pairs[pair_ids, 1] if forward else pairs[pair_ids, 0]
+    towards = headings(v, shooters, targets)
+    owners, ranks, eyes = [], [], []
+    sizes = np.stack([v.radius[shooters], v.height[shooters]], axis=1)
+    for radius, height in np.unique(sizes, axis=0).tolist():
+        same = np.flatnonzero((sizes[:, 0] == radius) & (sizes[:, 1] == height))
+        local = pattern(radius, height)
+        keep = np.ones((len(same), len(local)), dtype=bool)
+        if candidates is not None and pattern is dense_eyes and len(world.convex_parts.piece):
+            tile, grouped, counts = dense_tiles(radius, height)
+            keep = ~hidden_eye_tiles(world, grouped, counts, same, shooters, targets, towards, candidates)[:, tile]
+        placed = to_world(local, v.centre[shooters[same]], v.z[shooters[same]], towards[same])  # (n, k, 3)
+        owners.append(np.broadcast_to(same[:, None], keep.shape)[keep])
+        ranks.append(np.broadcast_to(np.arange(len(local)), keep.shape)[keep])
+        eyes.append(placed[keep])
+    order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
+    owner = np.concatenate(owners)[order]
+    eyes = np.concatenate(eyes)[order]
+    return EyeRows(pair_ids[owner], shooters[owner], targets[owner], eyes, inside_zero_visibility(world, eyes))
+
+
+def hidden_eye_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarray, shooters: np.ndarray,
+                     targets: np.ndarray, towards: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """For shooters `same` (indices into `shooters`, `targets`, `towards`, `candidates`) of one size, which tiles
+    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides: (len(same), tiles)."""
+    v = world.troopers
+    parts = world.convex_parts
+    shooter, target = shooters[same], targets[same]
+    hidden = np.zeros((len(same), len(counts)), dtype=bool)
+    looking = Shooters(v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
+                       np.ascontiguousarray(candidates[same]))
+    spans = Spans(v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target])
+    hidden_tiles(Tiles(grouped, counts), looking, spans, Planes(parts.normals, parts.offsets, parts.faces), END_TRIM,
+                 hidden)
+    return hidden

@@ -1,0 +1,74 @@
+"""What an eye provably cannot see, before any segment is cast: the compiled screen of the sight search.
+
+RULES.md (LoF 2): sight needs a square Q "such that every segment from E to Q is unobstructed". A convex part
+crossed by every segment from an eye to a region of its template hides that region (the convexity lemma of
+`obstruction.covering_parts`), so no segment to it needs casting. `screen` tries each eye's candidate parts against
+its whole template, against each of its `PATCHES`, and against each sampled segment (`kernels.screen_eyes`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from lofkit.sight.kernels import Eyes, Planes, Sample, Screened, Templates, screen_eyes
+from lofkit.sight.lattice import END_TRIM, Lattice
+from lofkit.sight.obstruction import Segments
+from lofkit.sight.rows import EyeRows
+
+PATCHES = (2, 4)
+"""Patches of a template (across, up) that an eye tries to prove it cannot see before it casts segments there."""
+
+
+def _patches(lattice: Lattice) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """The template's `PATCHES`: lattice indices of their edges across and up, and their (across, up) numbers."""
+    cw, ch = lattice.cells
+    across = np.linspace(0, cw, PATCHES[0] + 1).round().astype(int)
+    up = np.linspace(0, ch, PATCHES[1] + 1).round().astype(int)
+    return across, up, [(i, j) for i in range(PATCHES[0]) for j in range(PATCHES[1])]
+
+
+def in_patches(lattice: Lattice, proved: np.ndarray, cols: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """Whether each lattice point cols x lines lies in a patch its row proved it cannot see: (n, c, r)."""
+    inside = np.zeros((len(proved), len(cols), len(lines)), dtype=bool)
+    for k, holds in enumerate(_patch_masks(lattice, tuple(cols.tolist()), tuple(lines.tolist()))):
+        rows = np.flatnonzero(proved[:, k])
+        if len(rows):
+            inside[rows] |= holds
+    return inside
+
+
+@lru_cache(maxsize=64)
+def _patch_masks(lattice: Lattice, cols: tuple[int, ...], lines: tuple[int, ...]) -> np.ndarray:
+    """Which lattice points cols x lines each patch holds: (patches, c, r)."""
+    across, up, patches = _patches(lattice)
+    cols, lines = np.array(cols), np.array(lines)
+    return np.stack([np.outer((across[i] <= cols) & (cols <= across[i + 1]), (up[j] <= lines) & (lines <= up[j + 1]))
+                     for i, j in patches])
+
+
+def screen(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray, cols: np.ndarray, lines: np.ndarray,
+           candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Segments]:
+    """What each row's eye provably cannot see, without a segment cast (`kernels.screen_eyes`), using its
+    `candidates` (n, k) (convex parts, -1 for none): its whole template (n,), each of the template's patches
+    (n, patches; see `_patches`), and which of its segments to lattice points cols x lines are blocked (n, c, r);
+    and the other segments of eyes not hidden, in row-major order, to cast."""
+    across, up, patches = _patches(lattice)
+    n, points = len(rows.pair), len(cols) * len(lines)
+    hidden, proved = np.zeros(n, dtype=bool), np.zeros((n, len(patches)), dtype=bool)
+    blocked_points = np.zeros((n, len(cols), len(lines)), dtype=bool)
+    origins, directions, lengths = np.empty((n * points, 3)), np.empty((n * points, 3)), np.empty(n * points)
+    parts = world.convex_parts
+    eyes = Eyes(np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(candidates))
+    cast = screen_eyes(eyes, _templates(world, lattice, rows, axis), Sample(across, up, cols, lines),
+                       Planes(parts.normals, parts.offsets, parts.faces), END_TRIM,
+                       Screened(hidden, proved, blocked_points, origins, directions, lengths))
+    return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])
+
+
+def _templates(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray) -> Templates:
+    """The templates rows' eyes look at, as the compiled screen takes them."""
+    v = world.troopers
+    return Templates(np.ascontiguousarray(v.centre[rows.target]), np.ascontiguousarray(v.z[rows.target]),
+                     np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
