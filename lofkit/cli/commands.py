@@ -19,7 +19,9 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from lofkit.cli import analysis as cli_analysis
 from lofkit.cli import imports as cli_imports
 from lofkit.cli import photo as cli_photo
-from lofkit.dice import rolls as dice
+from lofkit.dice.distribution import f2f_distribution
+from lofkit.dice.parsing import parse_mods, parse_roll_spec
+from lofkit.dice.rolls import roll_odds, success_value
 from lofkit.rules import lof, queries
 from lofkit.dice.odds import duel_odds, parse_duel, situational_mods
 from lofkit.errors import LofkitError
@@ -242,8 +244,8 @@ def _print_distribution(dist, first: str, second: str, indent: str = "") -> None
 @json_option
 def f2f(first: str, second: str, as_json: bool) -> None:
     """Exact odds of a face-to-face roll FIRST against SECOND, each SVxB (MODs applied; burst 0 = no reply)."""
-    a, b = dice.parse_roll_spec(first), dice.parse_roll_spec(second)
-    dist = dice.f2f_distribution(a.sv, a.burst, b.sv, b.burst)
+    a, b = parse_roll_spec(first), parse_roll_spec(second)
+    dist = f2f_distribution(a.sv, a.burst, b.sv, b.burst)
     if as_json:
         emit_json(dist.to_dict())
         return
@@ -256,8 +258,8 @@ def f2f(first: str, second: str, as_json: bool) -> None:
 @json_option
 def roll(attribute: int, mods: str, as_json: bool) -> None:
     """The odds of one normal roll against ATTRIBUTE plus MODs."""
-    sv = dice.success_value(attribute, dice.parse_mods(mods))
-    odds = dice.roll_odds(sv)
+    sv = success_value(attribute, parse_mods(mods))
+    odds = roll_odds(sv)
     if as_json:
         emit_json(odds.to_dict())
         return
