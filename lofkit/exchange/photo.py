@@ -30,12 +30,12 @@ import numpy as np
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.output import write_scene_file
+from lofkit.scene.silhouettes import BASE_SILHOUETTES, silhouette_for_base
 
-BASE_DIAMETERS = (25.0, 40.0, 55.0, 70.0)
+BASE_DIAMETERS = tuple(BASE_SILHOUETTES)
+"""The base sizes looked for (mm): those of the silhouettes."""
 BASE_TOLERANCE = 0.15
 """A found circle is a base when its diameter is within this share of a base size."""
-BASE_SILHOUETTES = {25.0: 2, 40.0: 3, 55.0: 4, 70.0: 8}
-"""The silhouette proposed for a base size: the lowest one with that base (S2 for 25 mm: S1 is rarely a trooper)."""
 BASE_SEARCH_MM_PER_PIXEL = 0.5
 """Bases are looked for on an orthophoto of this scale, whatever the scale of table.png."""
 EDGE_SLACK = 3.0
@@ -402,7 +402,7 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
     def on_table(value: float, radius: float, length: float) -> float:
         return min(max(round(value, 1), math.ceil(radius * 10) / 10), math.floor((length - radius) * 10) / 10)
 
-    troopers = [{"id": f"base-{k + 1}", "side": "unknown", "silhouette": BASE_SILHOUETTES[base.diameter_mm],
+    troopers = [{"id": f"base-{k + 1}", "side": "unknown", "silhouette": silhouette_for_base(base.diameter_mm),
                  "position": [on_table(base.position[0], base.diameter_mm / 2, width),
                               on_table(base.position[1], base.diameter_mm / 2, depth)]}
                 for k, base in enumerate(bases)]
@@ -411,7 +411,7 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
 
 STUB_COMMENT = """Made by `lofkit photo {photo}`: the table, with the rectified photo as its texture.
 The troopers base-1 ... are PROPOSALS, one per round base found in the photo (silhouette guessed from the base:
-25 mm S2, 40 mm S3, 55 mm S4, 70 mm S8): give each its real id, side, silhouette and facing, and delete the
+{guesses}): give each its real id, side, silhouette and facing, and delete the
 ones that are not troopers. Add the terrain."""
 
 
@@ -442,7 +442,8 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     image_path, scene_path = folder / FILES[0], folder / FILES[1]
     if not cv2.imwrite(str(image_path), ortho):
         raise LofkitError(f"cannot write {image_path}")
-    write_scene_file(scene_stub(table_mm, found), scene_path, STUB_COMMENT.format(photo=Path(photo_path).name),
+    write_scene_file(scene_stub(table_mm, found), scene_path, STUB_COMMENT.format(
+        photo=Path(photo_path).name, guesses=", ".join(f"{base:g} mm S{s}" for base, s in BASE_SILHOUETTES.items())),
                      overwrite=force)
     return PhotoImport(str(photo_path), (width, depth), fit, (columns, rows), tuple(found), str(image_path),
                        str(scene_path), tuple(_warnings(fit, photo)))

@@ -45,14 +45,12 @@ import numpy as np
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.output import write_scene_file
-from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.scene.silhouettes import SILHOUETTES, silhouette_for_base
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.units import INCH
 
 BAGS = ("Bag", "Custom_Model_Bag", "Infinite_Bag", "Custom_Model_Infinite_Bag")
 CONTAINERS = BAGS + ("Deck", "DeckCustom")
-BASE_SILHOUETTE = {25: 2, 40: 3, 55: 4, 70: 8}
-"""A base with no silhouette given: the silhouette assumed (Trooper defaults: S2 on 25 mm)."""
 UPRIGHT_TOLERANCE_DEG = 0.5
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _LAYOUT = re.compile(rf"^\s*--\s*([^\s,]+)\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,"
@@ -397,7 +395,7 @@ def import_tts(
         obj = trooper.obj
         silhouette, base = trooper_profile(obj.text)
         if silhouette is None:
-            silhouette = BASE_SILHOUETTE.get(int(round(base)))
+            silhouette = silhouette_for_base(base)
             if silhouette is None:
                 skipped.append(_skip(obj, f"a {base:g} mm base and no silhouette: give it `S1`..`S8`"))
                 continue
