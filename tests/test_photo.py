@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from lofkit import SceneError, load_scene, scene_from_data
-from lofkit.cli.imports import parse_table_size
+from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
 from lofkit.exchange.photo import (
     find_bases,

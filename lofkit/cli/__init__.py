@@ -1,5 +1,5 @@
 """The `lofkit` command: flags, messages and printing only; one module per topic."""
 
-from lofkit.cli.commands import cli, main
+from lofkit.cli.group import cli, main
 
 __all__ = ["cli", "main"]

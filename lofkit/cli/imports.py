@@ -5,42 +5,9 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from lofkit.cli.common import emit_json, err, json_option, load_world, out, scene_argument
-from lofkit.errors import LofkitError
+from lofkit.cli.common import (emit_json, err, force_option, json_option, load_world, out, parse_table_size,
+                               scene_argument, table_option, warn)
 from lofkit.exchange.scan import DEFAULT_PLANE_TOLERANCE, import_scan
-from lofkit.units import parse_length
-
-COMMANDS: list[click.Command] = []
-
-
-def parse_table_size(text: str) -> tuple[float, float]:
-    """'48inx48in' -> (1219.2, 1219.2) mm. A bare number takes the other side's unit ('48x36in'); two bare numbers
-    are an error, since 48x48 could be inches or millimetres."""
-    parts = [p.strip() for p in text.lower().split("x")]
-    if len(parts) != 2 or not all(parts):
-        raise LofkitError(f"--table '{text}': give WIDTHxDEPTH with units, e.g. 48inx48in or 1200mmx900mm")
-    units = [next((u for u in ("mm", "cm", "in", '"') if p.endswith(u)), None) for p in parts]
-    if units == [None, None]:
-        raise LofkitError(f"--table '{text}': give units, e.g. 48inx48in, 48x36in or 1200mmx900mm")
-    unit = units[0] or units[1]
-    try:
-        width, depth = (parse_length(p, unit) for p in parts)
-    except ValueError as exc:
-        raise LofkitError(f"--table '{text}': {exc}") from None
-    if width <= 0 or depth <= 0:
-        raise LofkitError(f"--table '{text}': both sides must be positive")
-    return width, depth
-
-
-table_option = click.option("--table", "table_text", default="48inx48in", show_default=True,
-                            help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, 1200mmx900mm.")
-force_option = click.option("--force", is_flag=True, help="Replace an earlier output.")
-
-
-def warn(source: str, warnings) -> None:
-    """Each warning on stderr, naming the file it is about (the text is the user's: no rich markup in it)."""
-    for warning in warnings:
-        err.print(f"[yellow]warning:[/] {escape(f'{source}: {warning}')}", highlight=False)
 
 
 @click.command("import-scan")
@@ -124,4 +91,4 @@ def export_command(scene, output, include, force, as_json):
     out.print(f"wrote {result.output}: {len(result.nodes)} nodes ({include})", highlight=False)
 
 
-COMMANDS.extend([import_scan_command, import_tts_command, export_command])
+COMMANDS: list[click.Command] = [import_scan_command, import_tts_command, export_command]

@@ -6,17 +6,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import emit_json, json_option, out
-from lofkit.cli.imports import parse_table_size, table_option, warn
+from lofkit.cli.common import emit_json, json_option, length_option, out, parse_table_size, table_option, warn
 from lofkit.errors import LofkitError
-from lofkit.units import parse_length
-
-
-def _length_mm(text: str, option: str) -> float:
-    try:
-        return parse_length(text, "mm")
-    except ValueError as exc:
-        raise LofkitError(f"{option} '{text}': {exc}") from None
 
 
 @click.command()
@@ -49,8 +40,8 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
     result = photo_import.import_photo(
         photo, output, parse_table_size(table_text),
         corners_px=photo_import.parse_corners(corners_text) if corners_text is not None else None,
-        marker_size=_length_mm(marker_size, "--marker-size") if markers else None,
-        marker_inset=_length_mm(marker_inset, "--marker-inset"),
+        marker_size=length_option(marker_size, "--marker-size") if markers else None,
+        marker_inset=length_option(marker_inset, "--marker-inset"),
         mm_per_pixel=mm_per_pixel, bases=not no_bases, force=force,
     )
     warn(photo, result.warnings)
