@@ -1,15 +1,19 @@
-"""What every `lofkit` sub-command shares: the consoles, scene loading with warnings, JSON output, the common
-arguments and options, and reading lengths, points and table sizes given on the command line."""
+"""What every `lofkit` sub-command shares: the consoles, scene loading with warnings, JSON output, library errors
+worded with flag names, the common arguments and options, and reading lengths, points and table sizes."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
 from lofkit.errors import LofkitError
+from lofkit.exchange.messages import SettingError
+from lofkit.exchange.output import OutputFolderError
 from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene
 from lofkit.units import parse_length
@@ -35,6 +39,21 @@ def warn(source: str, warnings) -> None:
     """Each warning on stderr, naming the file it is about (the text is the user's: no rich markup in it)."""
     for warning in warnings:
         err.print(f"[yellow]warning:[/] {escape(f'{source}: {warning}')}", highlight=False)
+
+
+@contextmanager
+def naming(flags: Mapping[str, str],
+           folder_message: Callable[[OutputFolderError], str] | None = None) -> Iterator[None]:
+    """Library errors raised inside, worded for the command line: settings named by their `flags`, and a refused
+    output folder in the command's own words (`folder_message`)."""
+    try:
+        yield
+    except SettingError as exc:
+        raise LofkitError(exc.render(flags)) from None
+    except OutputFolderError as exc:
+        if folder_message is None:
+            raise
+        raise LofkitError(folder_message(exc)) from None
 
 
 scene_argument = click.argument("scene", type=click.Path(dir_okay=False))

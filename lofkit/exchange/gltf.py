@@ -23,6 +23,8 @@ import shapely
 import trimesh
 
 from lofkit.errors import LofkitError
+from lofkit.exchange.messages import SettingError
+from lofkit.exchange.output import check_output_file, make_folder
 from lofkit.geometry.world import World
 from lofkit.scene.palette import KIND_ALPHA, KIND_COLOURS, NEUTRAL_COLOUR, TABLE_COLOUR, rgb, side_colour
 
@@ -55,7 +57,8 @@ def parse_parts(text: str) -> tuple[str, ...]:
     parts = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
     unknown = [p for p in parts if p not in PARTS]
     if unknown or not parts:
-        raise LofkitError(f"--include '{text}': choose from {', '.join(PARTS)} (comma-separated)")
+        raise SettingError("{parts} '{text}': choose from {choices} (comma-separated)", text=text,
+                           choices=", ".join(PARTS))
     return parts
 
 
@@ -145,18 +148,17 @@ def export_table(world: World, output: Path | str, parts=DEFAULT_PARTS, overwrit
     suffix = output.suffix.lower()
     if suffix not in (".glb", ".gltf"):
         raise LofkitError(f"{output}: export writes glTF; give a file name ending in .glb or .gltf")
-    if output.exists() and not overwrite:
-        raise LofkitError(f"{output}: the file already exists; choose another name or pass --force to replace it")
+    check_output_file(output, overwrite)
     nodes = table_nodes(world, parts)
     if not nodes:
-        raise LofkitError(f"nothing to export: the scene has no {' or '.join(parts)}; change --include")
+        raise SettingError("nothing to export: the scene has no {names}; change {parts}", names=" or ".join(parts))
     scene = gltf_scene(world, nodes)
     if suffix == ".glb":
         data = scene.export(file_type="glb")
     else:
         files = trimesh.exchange.gltf.export_gltf(scene, embed_buffers=True)
         data = files["model.gltf"]
-    output.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(output.parent)
     output.write_bytes(data)
     return ExportSummary(str(output), tuple({"name": name, "id": extras["id"], "kind": extras["kind"]}
                                             for name, _, extras in nodes))

@@ -29,7 +29,8 @@ import cv2
 import numpy as np
 
 from lofkit.errors import LofkitError
-from lofkit.exchange.output import write_scene_file
+from lofkit.exchange.messages import Message, SettingError
+from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
 from lofkit.scene.silhouettes import BASE_SILHOUETTES, silhouette_for_base
 
 BASE_DIAMETERS = tuple(BASE_SILHOUETTES)
@@ -57,15 +58,17 @@ def parse_corners(text: str) -> np.ndarray:
     parts = [part for part in text.split(";") if part.strip()]
     usage = "give four photo pixels 'x,y;x,y;x,y;x,y': bottom-left, bottom-right, top-right, top-left"
     if len(parts) != 4:
-        raise LofkitError(f"--corners '{text}': {len(parts)} points; {usage}")
+        raise SettingError("{corners_px} '{text}': {count} points; {usage}", text=text, count=len(parts), usage=usage)
     corners = []
     for k, part in enumerate(parts, start=1):
         try:
             point = [float(value) for value in part.split(",")]
         except ValueError:
-            raise LofkitError(f"--corners '{text}': point {k} '{part.strip()}' is not numbers; {usage}") from None
+            raise SettingError("{corners_px} '{text}': point {k} '{point}' is not numbers; {usage}", text=text, k=k,
+                               point=part.strip(), usage=usage) from None
         if len(point) != 2 or not all(math.isfinite(value) for value in point):
-            raise LofkitError(f"--corners '{text}': point {k} '{part.strip()}' is not two finite numbers x,y; {usage}")
+            raise SettingError("{corners_px} '{text}': point {k} '{point}' is not two finite numbers x,y; {usage}",
+                               text=text, k=k, point=part.strip(), usage=usage)
         corners.append(point)
     return np.array(corners, dtype=float)
 
@@ -99,17 +102,19 @@ def _turn_signs(quad: np.ndarray) -> np.ndarray:
     return edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
 
 
-def check_table_outline(corners_px: np.ndarray, source: str, order: str = CORNER_ORDER) -> None:
+def check_table_outline(corners_px: np.ndarray, source: str | None = None, order: str = CORNER_ORDER) -> None:
     """The table's corners in the photo must form a convex quadrilateral going bottom-left, bottom-right, top-right,
-    top-left, which in image coordinates (y down) turns clockwise: every turn is negative. A camera cannot mirror."""
+    top-left, which in image coordinates (y down) turns clockwise: every turn is negative. A camera cannot mirror.
+    Errors name `source`, or the setting `corners_px` when the corners were given (None)."""
     turns = _turn_signs(np.asarray(corners_px, dtype=float))
     scale = float(np.ptp(corners_px, axis=0).max()) ** 2
     if (turns < -1e-6 * scale).all():
         return
+    where = "{corners_px}" if source is None else "{source}"
     if (turns > 1e-6 * scale).all():
-        raise LofkitError(f"{source}: the table comes out mirrored; {order}")
-    raise LofkitError(f"{source}: the four corners do not outline a table (not a convex quadrilateral: two swapped, "
-                      f"or all on a line); {order}")
+        raise SettingError(where + ": the table comes out mirrored; {order}", source=source, order=order)
+    raise SettingError(where + ": the four corners do not outline a table (not a convex quadrilateral: two swapped, "
+                       "or all on a line); {order}", source=source, order=order)
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ class TableFit:
 
 def fit_corners(corners_px: np.ndarray, width: float, depth: float) -> TableFit:
     """The homography taking the four given corners to (0, 0), (W, 0), (W, D), (0, D)."""
-    check_table_outline(corners_px, "--corners")
+    check_table_outline(corners_px)
     homography, _ = cv2.findHomography(np.asarray(corners_px, float), table_corners(width, depth), 0)
     return TableFit("corners", homography, np.asarray(corners_px, dtype=float), 0.0)
 
@@ -136,10 +141,11 @@ def marker_squares(width: float, depth: float, size: float, inset: float) -> np.
     """Table positions (mm) of the four markers' black squares, (4, 4, 2), each in ArUco's corner order for a marker
     lying upright as seen from the photographer: top-left, top-right, bottom-right, bottom-left."""
     if size <= 0 or inset < 0:
-        raise LofkitError("--marker-size must be positive and --marker-inset not negative")
+        raise SettingError("{marker_size} must be positive and {marker_inset} not negative")
     if 2 * (inset + size) > min(width, depth):
-        raise LofkitError(f"markers of {size:g} mm, {inset:g} mm from the edges, do not fit four to a "
-                          f"{width:g} x {depth:g} mm table; check --marker-size, --marker-inset and --table")
+        raise SettingError("markers of {size:g} mm, {inset:g} mm from the edges, do not fit four to a {width:g} x "
+                           "{depth:g} mm table; check {marker_size}, {marker_inset} and {table_mm}",
+                           size=size, inset=inset, width=width, depth=depth)
     far_x, far_y = width - inset - size, depth - inset - size
     origins = np.array([[inset, inset], [far_x, inset], [far_x, far_y], [inset, far_y]])
     square = np.array([[0.0, size], [size, size], [size, 0.0], [0.0, 0.0]])
@@ -157,16 +163,17 @@ def detect_markers(photo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, np.asarray(corners, dtype=float).reshape(-1, 4, 2)
 
 
-def _missing_markers_message(ids: np.ndarray) -> str:
+def _missing_markers(ids: np.ndarray, source: str) -> SettingError:
     found = sorted({int(i) for i in ids if i in MARKER_IDS})
     others = sorted({int(i) for i in ids if i not in MARKER_IDS})
     missing = ", ".join(f"id {k} ({CORNER_NAMES[k].split(' (')[0]})" for k in MARKER_IDS if k not in found)
     seen = f"found ids {', '.join(map(str, found))}" if found else "found none"
     if others:
         seen += f" (and ids {', '.join(map(str, others))}, which mark no corner)"
-    return (f"no table found: {seen} of the four corner markers (ArUco DICT_4X4_50, ids 0 bottom-left, "
-            f"1 bottom-right, 2 top-right, 3 top-left); missing {missing}. Make sure all four are in the photo, "
-            "flat, lit and uncovered, or give the table's corners in pixels with --corners")
+    return SettingError("{source}: no table found: {seen} of the four corner markers (ArUco DICT_4X4_50, ids 0 "
+                        "bottom-left, 1 bottom-right, 2 top-right, 3 top-left); missing {missing}. Make sure all four "
+                        "are in the photo, flat, lit and uncovered, or give the table's corners in pixels with "
+                        "{corners_px}", source=source, seen=seen, missing=missing)
 
 
 def _projective_centre(quads: np.ndarray) -> np.ndarray:
@@ -189,7 +196,7 @@ def fit_markers(photo: np.ndarray, width: float, depth: float, size: float, inse
             raise LofkitError(f"{source}: marker id {k} appears {np.count_nonzero(ids == k)} times; keep one, on the "
                               f"{CORNER_NAMES[k]} corner")
     if not all((ids == k).any() for k in MARKER_IDS):
-        raise LofkitError(f"{source}: {_missing_markers_message(ids)}")
+        raise _missing_markers(ids, source)
     quads = np.stack([quads[ids == k][0] for k in MARKER_IDS])
     rough, _ = cv2.findHomography(_projective_centre(quads), squares.mean(axis=1), 0)
     if rough is None:
@@ -210,11 +217,12 @@ def fit_markers(photo: np.ndarray, width: float, depth: float, size: float, inse
 def ortho_size(width: float, depth: float, mm_per_pixel: float) -> tuple[int, int]:
     """(columns, rows) of the orthophoto."""
     if not (math.isfinite(mm_per_pixel) and mm_per_pixel > 0):
-        raise LofkitError(f"--mm-per-pixel {mm_per_pixel}: give a positive number, e.g. 0.5")
+        raise SettingError("{mm_per_pixel} {value}: give a positive number, e.g. 0.5", value=mm_per_pixel)
     columns, rows = max(1, round(width / mm_per_pixel)), max(1, round(depth / mm_per_pixel))
     if columns * rows > MAX_ORTHO_PIXELS:
-        raise LofkitError(f"--mm-per-pixel {mm_per_pixel:g} makes a {columns} x {rows} picture; give a larger value "
-                          f"(at most {MAX_ORTHO_PIXELS // 1_000_000} million pixels)")
+        raise SettingError("{mm_per_pixel} {value:g} makes a {columns} x {rows} picture; give a larger value (at most "
+                           "{most} million pixels)", value=mm_per_pixel, columns=columns, rows=rows,
+                           most=MAX_ORTHO_PIXELS // 1_000_000)
     return columns, rows
 
 
@@ -367,19 +375,6 @@ class PhotoImport:
         }
 
 
-def _check_output(folder: Path, force: bool) -> None:
-    """Refuse a folder holding other files, and earlier outputs unless `force`."""
-    if folder.exists() and not folder.is_dir():
-        raise LofkitError(f"{folder} is a file; give a folder for the table map")
-    present = sorted(p.name for p in folder.iterdir()) if folder.exists() else []
-    others = [name for name in present if name not in FILES]
-    if others:
-        raise LofkitError(f"{folder} already holds other files ({', '.join(others[:5])}); give an empty or new folder")
-    if present and not force:
-        raise LofkitError(f"{folder} already holds {', '.join(present)} from an earlier import; pass --force to "
-                          "replace them or give a new folder")
-
-
 def _warnings(fit: TableFit, photo: np.ndarray) -> list[str]:
     height, width = photo.shape[:2]
     notes = []
@@ -388,8 +383,9 @@ def _warnings(fit: TableFit, photo: np.ndarray) -> list[str]:
     if outside:
         notes.append(f"corner(s) {', '.join(outside)} lie outside the photo: that part of table.png is black")
     if fit.residual_mm > 2.0:
-        notes.append(f"the marker corners fit the table only within {fit.residual_mm:.1f} mm (RMS); check "
-                     "--marker-size, --marker-inset and --table, and that the markers lie flat in the corners")
+        notes.append(Message("the marker corners fit the table only within {residual:.1f} mm (RMS); check "
+                             "{marker_size}, {marker_inset} and {table_mm}, and that the markers lie flat in the "
+                             "corners", residual=fit.residual_mm))
     return notes
 
 
@@ -425,8 +421,9 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     folder = Path(folder)
     width, depth = table_mm
     if (corners_px is None) == (marker_size is None):
-        raise LofkitError("give the table's corners (--corners) or use its markers (--markers), one of the two")
-    _check_output(folder, force)
+        raise SettingError("give the table's corners ({corners_px}) or the size of its markers ({marker_size}), one of "
+                           "the two")
+    check_output_folder(folder, FILES, force)
     columns, rows = ortho_size(width, depth, mm_per_pixel)
     photo = read_photo(photo_path)
     if corners_px is not None:
@@ -438,7 +435,7 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     if bases:
         same = abs(mm_per_pixel - BASE_SEARCH_MM_PER_PIXEL) < 1e-9
         found = find_bases(ortho if same else rectify(photo, fit, width, depth, BASE_SEARCH_MM_PER_PIXEL), width, depth)
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     image_path, scene_path = folder / FILES[0], folder / FILES[1]
     if not cv2.imwrite(str(image_path), ortho):
         raise LofkitError(f"cannot write {image_path}")

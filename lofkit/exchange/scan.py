@@ -32,7 +32,8 @@ import trimesh
 from scipy.spatial import cKDTree
 
 from lofkit.errors import LofkitError
-from lofkit.exchange.output import write_scene_file
+from lofkit.exchange.messages import Message, SettingError
+from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
 from lofkit.geometry.terrain import MESH_SUFFIXES, MeshFileError, load_mesh_file
 from lofkit.units import MM_PER_UNIT
 
@@ -199,17 +200,6 @@ def _scan_size(points: np.ndarray) -> float:
     return float(np.linalg.norm(high - low))
 
 
-def _prepare_output(folder: Path, overwrite: bool) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise LofkitError(f"{folder}: exists and is not a folder; give a new or empty folder with -o")
-    if folder.is_dir():
-        others = [p.name for p in folder.iterdir() if not (overwrite and p.name in OUTPUT_NAMES)]
-        if others:
-            raise LofkitError(f"{folder}: the folder already holds files ({', '.join(sorted(others)[:5])}); "
-                              "give a new or empty folder" + ("" if overwrite else
-                                                             " (or --force to replace an earlier import)"))
-
-
 def import_scan(
     scan: Path | str,
     table: tuple[float, float],
@@ -230,25 +220,28 @@ def import_scan(
     """
     scan, output = Path(scan), Path(output)
     if scale not in ("auto", "true"):
-        raise LofkitError(f"--scale '{scale}': use auto (fit the given table size) or true (the scan's own units)")
+        raise SettingError("{scale} '{value}': use auto (fit the given table size) or true (the scan's own units)",
+                           value=scale)
     if turn % 90 != 0:
-        raise LofkitError(f"--turn {turn}: give a multiple of 90 degrees")
+        raise SettingError("{turn} {value}: give a multiple of 90 degrees", value=turn)
     width, depth = table
     if turn % 180 and abs(width - depth) > 1e-6:
-        raise LofkitError(f"--turn {turn}: the table is not square, so only 0 or 180 keeps its long side in place")
+        raise SettingError("{turn} {value}: the table is not square, so only 0 or 180 keeps its long side in place",
+                           value=turn)
     if not 0 < plane_tolerance < 0.1:
-        raise LofkitError(f"--plane-tolerance {plane_tolerance}: give a small share of the scan's size, e.g. 0.002")
-    _prepare_output(output, overwrite)
+        raise SettingError("{plane_tolerance} {value}: give a small share of the scan's size, e.g. 0.002",
+                           value=plane_tolerance)
+    check_output_folder(output, OUTPUT_NAMES, overwrite)
     mesh = load_scan(scan)
     rng = np.random.default_rng(seed)
     samples, _ = trimesh.sample.sample_surface(mesh, SAMPLES, seed=rng)
     tolerance = plane_tolerance * _scan_size(samples)
     plane = fit_plane(samples, tolerance, rng)
     if plane.inlier_share < MIN_TABLE_SHARE:
-        raise LofkitError(
-            f"{scan}: no table plane found: the largest flat surface holds {plane.inlier_share:.1%} of the scan's "
-            f"surface (the table top needs at least {MIN_TABLE_SHARE:.0%}); is this a scan of a table? A rough scan "
-            "may need a larger --plane-tolerance")
+        raise SettingError(
+            "{path}: no table plane found: the largest flat surface holds {share:.1%} of the scan's surface (the table "
+            "top needs at least {least:.0%}); is this a scan of a table? A rough scan may need a larger "
+            "{plane_tolerance}", path=scan, share=plane.inlier_share, least=MIN_TABLE_SHARE)
     levelled = level_transform(plane)
     gltf = scan.suffix.lower() in GLTF_SUFFIXES
     up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])  # the file's own up axis
@@ -287,12 +280,13 @@ def import_scan(
     else:
         units = scan_units or ("m" if gltf else "mm")
         if units not in MM_PER_UNIT:
-            raise LofkitError(f"--scan-units '{units}': use mm, cm, in or m")
+            raise SettingError("{scan_units} '{units}': use mm, cm, in or m", units=units)
         factor = MM_PER_UNIT[units]
         size = (found[0] * factor, found[1] * factor)
         if abs(size[0] / width - 1) > ASPECT_TOLERANCE or abs(size[1] / depth - 1) > ASPECT_TOLERANCE:
-            warnings.append(f"read in {units}, the table found is {size[0]:.1f} x {size[1]:.1f} mm, the given table "
-                            f"{width:g} x {depth:g} mm: check --scan-units, or use --scale auto")
+            warnings.append(Message("read in {units}, the table found is {w:.1f} x {d:.1f} mm, the given table "
+                                    "{width:g} x {depth:g} mm: check {scan_units}, or use {scale} auto", units=units,
+                                    w=size[0], d=size[1], width=width, depth=depth))
 
     turned = np.diag([factor, factor, factor, 1.0]) @ _rotation_z(yaw)  # after levelling
     # the rectangle's low corner goes to the table's (0, 0)
@@ -303,7 +297,7 @@ def import_scan(
     if len(terrain.faces) == 0:
         raise LofkitError(f"{scan}: nothing stands on the table: all {len(mesh.faces)} faces are the table top or "
                           "lie outside the table")
-    output.mkdir(parents=True, exist_ok=True)
+    make_folder(output)
     mesh_path, scene_path = output / OUTPUT_NAMES[0], output / OUTPUT_NAMES[1]
     scene = {
         "lofkit": 1,

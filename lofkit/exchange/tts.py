@@ -44,7 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from lofkit.errors import LofkitError
-from lofkit.exchange.output import write_scene_file
+from lofkit.exchange.messages import Message, SettingError
+from lofkit.exchange.output import check_output_file, write_scene_file
 from lofkit.scene.silhouettes import SILHOUETTES, silhouette_for_base
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.units import INCH
@@ -304,7 +305,7 @@ def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list,
             skipped.append(_skip(obj, "an AssetBundle, which lofkit cannot read" if obj.state.get("CustomAssetbundle")
                                  else "no silhouette or base in its name or description, and no custom mesh"))
         elif path is None:
-            reason = "not in the mesh cache" if cache is not None else "no --mesh-cache given"
+            reason = "not in the mesh cache" if cache is not None else Message("no {mesh_cache} given")
             unresolved.append({"guid": obj.guid, "name": obj.name, "url": url, "reason": reason})
         elif rotation[2, 2] < math.cos(math.radians(UPRIGHT_TOLERANCE_DEG)):
             skipped.append(_skip(obj, f"tipped over (rotX {t['rotX']:g}, rotZ {t['rotZ']:g}); scene pieces only turn "
@@ -367,19 +368,19 @@ def import_tts(
     of everything imported). Unresolved model URLs and unusable objects are reported, never guessed.
     """
     save, output = Path(save), Path(output)
-    if output.exists() and not overwrite:
-        raise LofkitError(f"{output}: the file already exists; choose another name or pass --force to replace it")
+    check_output_file(output, overwrite)
     cache = Path(mesh_cache) if mesh_cache is not None else None
     if cache is not None and not cache.is_dir():
-        raise LofkitError(f"--mesh-cache {cache}: not a folder; give TTS's Mods folder or its Models folder")
+        raise SettingError("{mesh_cache} {cache}: not a folder; give TTS's Mods folder or its Models folder",
+                           cache=cache)
     data = read_save(save)
     table_in = (table[0] / INCH, table[1] / INCH)
     troopers, pieces, unresolved, skipped = sort_objects(placed_objects(data["ObjectStates"]), cache)
     assumptions = []
     if table_top is None:
         table_top = min((c.bottom for c in troopers + pieces), default=0.0)
-        assumptions.append(f"table top at TTS height {table_top:g}: the lowest point of what was imported "
-                           "(give --table-top to change it)")
+        assumptions.append(Message("table top at TTS height {height:g}: the lowest point of what was imported (give "
+                                   "{table_top} to change it)", height=table_top))
 
     taken: set[str] = set()
     scene_terrain, scene_troopers, terrain_report, trooper_report = [], [], [], []
