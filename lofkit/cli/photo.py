@@ -48,15 +48,16 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
     """Turn a top-down PHOTO of a table into a table map: table.png (the table from straight above, to scale) and
     scene.yaml (the table with that picture as its texture, and every round base found proposed as a trooper)."""
     try:
-        from lofkit.exchange import photo as photo_import
+        from lofkit.exchange.photo import import_photo
+        from lofkit.exchange.photo_table import parse_corners
     except ImportError as exc:
         raise LofkitError(f"`lofkit photo` needs OpenCV ({exc}); install it with pip install 'lofkit[photo]'") from None
     if markers == (corners_text is not None):
         raise LofkitError("give the table's corners in pixels with --corners, or use --markers; one of the two")
     with naming(FLAGS, _folder_message):
-        result = photo_import.import_photo(
+        result = import_photo(
             photo, output, parse_table_size(table_text),
-            corners_px=photo_import.parse_corners(corners_text) if corners_text is not None else None,
+            corners_px=parse_corners(corners_text) if corners_text is not None else None,
             marker_size=length_option(marker_size, "--marker-size") if markers else None,
             marker_inset=length_option(marker_inset, "--marker-inset"),
             mm_per_pixel=mm_per_pixel, bases=not no_bases, force=force,
