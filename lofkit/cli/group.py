@@ -1,8 +1,8 @@
 """The `lofkit` command: one sub-command per question, `--json` for machines, rich tables for people.
 
 Exit status (CLI.md): 0 when the question was answered, 2 for bad input (a message, no traceback), 1 for an
-internal error. Presentation only: every answer comes from a query's result object; the sub-commands live in one
-module per topic.
+internal error. Presentation only: every answer comes from a query's result object. The sub-commands live in one
+module per topic; the package adds them to `cli`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import traceback
 import click
 from rich.markup import escape
 
-from lofkit.cli import analysis, dice, imports, lof, measure, photo, pictures, rules, scene
 from lofkit.cli.common import BAD_INPUT, err
 from lofkit.errors import LofkitError
 
@@ -50,11 +49,6 @@ class LofkitGroup(click.Group):
 @click.version_option(package_name="lofkit")
 def cli() -> None:
     """Line-of-fire rulings for Infinity tables, in 3D."""
-
-
-for topic in (scene, measure, lof, dice, pictures, rules, analysis, photo, imports):
-    for command in topic.COMMANDS:
-        cli.add_command(command)
 
 
 def main() -> None:
