@@ -19,6 +19,7 @@ EXPORT_FLAGS = {"parts": "--include", "overwrite": "--force"}
 
 
 def _scan_folder_message(exc: OutputFolderError) -> str:
+    """A refused output folder, worded as `lofkit import-scan` has always worded it."""
     if exc.is_file:
         return f"{exc.folder}: exists and is not a folder; give a new or empty folder with -o"
     listed = sorted(exc.others + ([] if exc.overwrite else exc.earlier))

@@ -13,11 +13,12 @@ from lofkit.exchange.messages import render
 from lofkit.exchange.output import OutputFolderError
 
 FLAGS = {"corners_px": "--corners", "marker_size": "--marker-size", "marker_inset": "--marker-inset",
-         "table_mm": "--table", "mm_per_pixel": "--mm-per-pixel", "force": "--force"}
-"""The flag of each setting of `import_photo` that its messages name."""
+         "table_mm": "--table", "mm_per_pixel": "--mm-per-pixel", "overwrite": "--force"}
+"""The flag of each setting that `import_photo`'s messages name."""
 
 
 def _folder_message(exc: OutputFolderError) -> str:
+    """A refused output folder, worded as `lofkit photo` has always worded it."""
     if exc.is_file:
         return f"{exc.folder} is a file; give a folder for the table map"
     if exc.others:
