@@ -10,21 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lofkit.dice.rolls import (
-    CRIT_RANK,
-    RollError,
-    RollSpec,
-    f2f_distribution,
-    f2f_distribution_enumerated,
-    halve,
-    parse_mods,
-    parse_roll_spec,
-    rank_counts,
-    resolve_f2f,
-    resolve_roll,
-    roll_odds,
-    success_value,
-)
+from lofkit.dice.distribution import CRIT_RANK, f2f_distribution, f2f_distribution_enumerated, rank_counts
+from lofkit.dice.parsing import RollSpec, parse_mods, parse_roll_spec
+from lofkit.dice.rolls import RollError, halve, resolve_f2f, resolve_roll, roll_odds, success_value
 from lofkit.errors import LofkitError
 
 DETERMINISTIC = settings(derandomize=True, deadline=None, max_examples=150)

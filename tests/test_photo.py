@@ -9,16 +9,16 @@ import pytest
 from PIL import Image
 
 from lofkit import SceneError, load_scene, scene_from_data
-from lofkit.cli.imports import parse_table_size
+from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
-from lofkit.exchange.photo import (
-    find_bases,
+from lofkit.exchange.photo_bases import find_bases
+from lofkit.exchange.photo_synthetic import synthetic_photo
+from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
     marker_squares,
     parse_corners,
     rectify,
-    synthetic_photo,
     table_corners,
     table_to_ortho,
 )
@@ -337,7 +337,8 @@ def test_the_walkthrough_example_runs(tmp_path):
 
 
 def test_the_stub_keeps_every_proposed_base_on_the_table():
-    from lofkit.exchange.photo import FoundBase, scene_stub
+    from lofkit.exchange.photo import scene_stub
+    from lofkit.exchange.photo_bases import FoundBase
 
     bases = [FoundBase((987.56, 12.5), 25.0, 25.3), FoundBase((400.04, 299.97), 40.0, 39.1)]
     stub = scene_stub((1000.03, 320.0), bases)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from lofkit import World, load_scene
-from lofkit.exchange.tts import cache_names, layout_lines, scene_rotation, trooper_profile
+from lofkit.exchange.tts import scene_rotation, trooper_profile
+from lofkit.exchange.tts_save import cache_names, layout_lines
 
 INCH = 25.4
 CACHED_URL = "http://cloud-3.steamusercontent.com/ugc/1234/ABCD5678/"

@@ -1,5 +1,18 @@
-"""The `lofkit` command: flags, messages and printing only; one module per topic."""
+"""The `lofkit` command: flags, messages and printing only; one module per topic, each listing its COMMANDS."""
 
-from lofkit.cli.commands import cli, main
+from lofkit.cli.analysis import COMMANDS as _ANALYSIS
+from lofkit.cli.dice import COMMANDS as _DICE
+from lofkit.cli.group import cli, main
+from lofkit.cli.imports import COMMANDS as _IMPORTS
+from lofkit.cli.lof import COMMANDS as _LOF
+from lofkit.cli.measure import COMMANDS as _MEASURE
+from lofkit.cli.photo import COMMANDS as _PHOTO
+from lofkit.cli.pictures import COMMANDS as _PICTURES
+from lofkit.cli.rules import COMMANDS as _RULES
+from lofkit.cli.scene import COMMANDS as _SCENE
+
+for _command in _SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS:
+    cli.add_command(_command)
+del _command
 
 __all__ = ["cli", "main"]

@@ -13,20 +13,18 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from lofkit.design import scorecard as analysis
-from lofkit.cli.common import emit_json, err, json_option, load_world, out, scene_argument
+from lofkit.cli.common import emit_json, err, json_option, length_option, load_world, out, scene_argument
 from lofkit.errors import LofkitError
 from lofkit.design.executors import EXECUTOR_HELP, open_executor
 from lofkit.design.exposure import SightOptions
-from lofkit.units import INCH, parse_length
+from lofkit.units import INCH
 
 
-def _length(text: str | None, what: str) -> float | None:
+def _length(text: str | None, flag: str) -> float | None:
+    """A length option of an analysis: a bare number is in inches."""
     if text is None:
         return None
-    try:
-        return parse_length(text, "in")
-    except ValueError as exc:
-        raise LofkitError(f"--{what}: {exc} (a bare number is in inches)") from None
+    return length_option(text, flag, "in", quote=False, note=" (a bare number is in inches)")
 
 
 def sight_options(function):
@@ -52,8 +50,8 @@ def sight_options(function):
 
 
 def _options(probe_silhouette, viewer_silhouette, cell_size, viewer_spacing, max_range, quick) -> SightOptions:
-    return SightOptions(probe_silhouette, viewer_silhouette, _length(cell_size, "cell-size"),
-                        _length(viewer_spacing, "viewer-spacing"), _length(max_range, "max-range"), quick)
+    return SightOptions(probe_silhouette, viewer_silhouette, _length(cell_size, "--cell-size"),
+                        _length(viewer_spacing, "--viewer-spacing"), _length(max_range, "--max-range"), quick)
 
 
 @contextmanager

@@ -1,15 +1,22 @@
-"""What every `lofkit` sub-command shares: the consoles, scene loading with warnings, JSON output, and the
-common arguments. Sub-commands live in `cli` and in topic modules (`cli_analysis`, `cli_photo`, `cli_imports`)."""
+"""What every `lofkit` sub-command shares: the consoles, scene loading with warnings, JSON output, library errors
+worded with flag names, the common arguments and options, and reading lengths, points and table sizes."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
-from lofkit.scene.loading import load_scene
+from lofkit.errors import LofkitError
+from lofkit.exchange.messages import SettingError
+from lofkit.exchange.output import OutputFolderError
 from lofkit.geometry.world import World
+from lofkit.scene.loading import load_scene
+from lofkit.units import parse_length
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -28,5 +35,69 @@ def emit_json(document: dict) -> None:
     click.echo(json.dumps(document, indent=2))
 
 
+def warn(source: str, warnings) -> None:
+    """Each warning on stderr, naming the file it is about (the text is the user's: no rich markup in it)."""
+    for warning in warnings:
+        err.print(f"[yellow]warning:[/] {escape(f'{source}: {warning}')}", highlight=False)
+
+
+@contextmanager
+def naming(flags: Mapping[str, str],
+           folder_message: Callable[[OutputFolderError], str] | None = None) -> Iterator[None]:
+    """Library errors raised inside, worded for the command line: settings named by their `flags`, and a refused
+    output folder in the command's own words (`folder_message`)."""
+    try:
+        yield
+    except SettingError as exc:
+        raise LofkitError(exc.render(flags)) from None
+    except OutputFolderError as exc:
+        if folder_message is None:
+            raise
+        raise LofkitError(folder_message(exc)) from None
+
+
 scene_argument = click.argument("scene", type=click.Path(dir_okay=False))
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+table_option = click.option("--table", "table_text", default="48inx48in", show_default=True,
+                            help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, 1200mmx900mm.")
+force_option = click.option("--force", is_flag=True, help="Replace an earlier output.")
+
+
+def length_option(text: str, flag: str, unit: str = "mm", *, given: str | None = None, quote: bool = True,
+                  note: str = "") -> float:
+    """The length `text` given to `flag`, in mm (a bare number is in `unit`). Text that is no length is an error
+    "FLAG 'GIVEN': why" (`given`: the option's whole text, by default `text`), or "FLAG: why" without `quote`,
+    followed by `note`."""
+    try:
+        return parse_length(text, unit)
+    except ValueError as exc:
+        where = f"{flag} '{text if given is None else given}'" if quote else flag
+        raise LofkitError(f"{where}: {exc}{note}") from None
+
+
+def point_option(text: str, flag: str, unit: str) -> tuple[float, float]:
+    """'X,Y' given to `flag`: a table point in mm (bare numbers in `unit`)."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError(text)
+        x, y = (length_option(part.strip(), flag, unit) for part in parts)
+    except (ValueError, LofkitError):
+        raise LofkitError(f"{flag} '{text}' is not a point X,Y (mm, or with units: 14in,22in)") from None
+    return x, y
+
+
+def parse_table_size(text: str) -> tuple[float, float]:
+    """'48inx48in' -> (1219.2, 1219.2) mm. A bare number takes the other side's unit ('48x36in'); two bare numbers
+    are an error, since 48x48 could be inches or millimetres."""
+    parts = [p.strip() for p in text.lower().split("x")]
+    if len(parts) != 2 or not all(parts):
+        raise LofkitError(f"--table '{text}': give WIDTHxDEPTH with units, e.g. 48inx48in or 1200mmx900mm")
+    units = [next((u for u in ("mm", "cm", "in", '"') if p.endswith(u)), None) for p in parts]
+    if units == [None, None]:
+        raise LofkitError(f"--table '{text}': give units, e.g. 48inx48in, 48x36in or 1200mmx900mm")
+    unit = units[0] or units[1]
+    width, depth = (length_option(p, "--table", unit, given=text) for p in parts)
+    if width <= 0 or depth <= 0:
+        raise LofkitError(f"--table '{text}': both sides must be positive")
+    return width, depth

@@ -5,42 +5,26 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from lofkit.cli.common import emit_json, err, json_option, load_world, out, scene_argument
-from lofkit.errors import LofkitError
+from lofkit.cli.common import (emit_json, err, force_option, json_option, load_world, naming, out, parse_table_size,
+                               scene_argument, table_option, warn)
+from lofkit.exchange.messages import render
+from lofkit.exchange.output import OutputFolderError
 from lofkit.exchange.scan import DEFAULT_PLANE_TOLERANCE, import_scan
-from lofkit.units import parse_length
 
-COMMANDS: list[click.Command] = []
-
-
-def parse_table_size(text: str) -> tuple[float, float]:
-    """'48inx48in' -> (1219.2, 1219.2) mm. A bare number takes the other side's unit ('48x36in'); two bare numbers
-    are an error, since 48x48 could be inches or millimetres."""
-    parts = [p.strip() for p in text.lower().split("x")]
-    if len(parts) != 2 or not all(parts):
-        raise LofkitError(f"--table '{text}': give WIDTHxDEPTH with units, e.g. 48inx48in or 1200mmx900mm")
-    units = [next((u for u in ("mm", "cm", "in", '"') if p.endswith(u)), None) for p in parts]
-    if units == [None, None]:
-        raise LofkitError(f"--table '{text}': give units, e.g. 48inx48in, 48x36in or 1200mmx900mm")
-    unit = units[0] or units[1]
-    try:
-        width, depth = (parse_length(p, unit) for p in parts)
-    except ValueError as exc:
-        raise LofkitError(f"--table '{text}': {exc}") from None
-    if width <= 0 or depth <= 0:
-        raise LofkitError(f"--table '{text}': both sides must be positive")
-    return width, depth
+SCAN_FLAGS = {"scale": "--scale", "turn": "--turn", "plane_tolerance": "--plane-tolerance",
+              "scan_units": "--scan-units", "overwrite": "--force"}
+TTS_FLAGS = {"mesh_cache": "--mesh-cache", "table_top": "--table-top", "overwrite": "--force"}
+EXPORT_FLAGS = {"parts": "--include", "overwrite": "--force"}
+"""The flag of each importer's or exporter's setting that its messages name."""
 
 
-table_option = click.option("--table", "table_text", default="48inx48in", show_default=True,
-                            help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, 1200mmx900mm.")
-force_option = click.option("--force", is_flag=True, help="Replace an earlier output.")
-
-
-def warn(source: str, warnings) -> None:
-    """Each warning on stderr, naming the file it is about (the text is the user's: no rich markup in it)."""
-    for warning in warnings:
-        err.print(f"[yellow]warning:[/] {escape(f'{source}: {warning}')}", highlight=False)
+def _scan_folder_message(exc: OutputFolderError) -> str:
+    """A refused output folder, worded as `lofkit import-scan` has always worded it."""
+    if exc.is_file:
+        return f"{exc.folder}: exists and is not a folder; give a new or empty folder with -o"
+    listed = sorted(exc.others + ([] if exc.overwrite else exc.earlier))
+    return (f"{exc.folder}: the folder already holds files ({', '.join(listed[:5])}); give a new or empty folder"
+            + ("" if exc.overwrite else " (or --force to replace an earlier import)"))
 
 
 @click.command("import-scan")
@@ -61,11 +45,13 @@ def warn(source: str, warnings) -> None:
 @json_option
 def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane_tolerance, seed, force, as_json):
     """Level a 3D scan of a table, find and scale the table, crop it, and write a terrain mesh and a scene."""
-    result = import_scan(scan, parse_table_size(table_text), output, scale=scale, scan_units=scan_units,
-                         turn=int(turn), plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
-    warn(scan, result.warnings)
+    with naming(SCAN_FLAGS, _scan_folder_message):
+        result = import_scan(scan, parse_table_size(table_text), output, scale=scale, scan_units=scan_units,
+                             turn=int(turn), plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
+    warnings = [render(warning, SCAN_FLAGS) for warning in result.warnings]
+    warn(scan, warnings)
     if as_json:
-        emit_json(result.to_dict())
+        emit_json({**result.to_dict(), "warnings": warnings})
         return
     w, d = result.table_found_mm
     out.print(f"levelled by {result.tilt_deg:.2f}°, scaled by {result.scale:.6g}; table found {w:.1f} x {d:.1f} mm "
@@ -89,19 +75,23 @@ def import_tts_command(save, output, mesh_cache, table_text, table_top, force, a
     """Turn a Tabletop Simulator save into a scene: troopers, mesh terrain, and what could not be resolved."""
     from lofkit.exchange.tts import import_tts
 
-    result = import_tts(save, output, mesh_cache=mesh_cache, table=parse_table_size(table_text),
-                        table_top=table_top, overwrite=force)
+    with naming(TTS_FLAGS):
+        result = import_tts(save, output, mesh_cache=mesh_cache, table=parse_table_size(table_text),
+                            table_top=table_top, overwrite=force)
+    document = result.to_dict()
+    document["unresolved"] = [{**item, "reason": render(item["reason"], TTS_FLAGS)} for item in document["unresolved"]]
+    document["assumptions"] = [render(assumption, TTS_FLAGS) for assumption in document["assumptions"]]
     if as_json:
-        emit_json(result.to_dict())
+        emit_json(document)
         return
     out.print(f"wrote {result.scene}: {len(result.troopers)} troopers, {len(result.terrain)} terrain pieces",
               highlight=False)
-    for item in result.unresolved:
+    for item in document["unresolved"]:
         where = f"{item['name'] or '?'} ({item['guid']}): {item['url']}"
         err.print(f"[yellow]unresolved:[/] {escape(where)} — {escape(item['reason'])}", highlight=False)
-    for item in result.skipped:
+    for item in document["skipped"]:
         err.print(escape(f"skipped: {item['name'] or '?'} ({item['guid']}): {item['reason']}"), highlight=False)
-    for assumption in result.assumptions:
+    for assumption in document["assumptions"]:
         err.print(escape(f"assumed: {assumption}"), highlight=False)
 
 
@@ -116,12 +106,13 @@ def export_command(scene, output, include, force, as_json):
     """Write the placed scene as one glTF (metres, y up) with per-node extras: id, kind, silhouette, side."""
     from lofkit.exchange.gltf import export_table, parse_parts
 
-    parts = parse_parts(include)
-    result = export_table(load_world(scene, quiet=as_json), output, parts, overwrite=force)
+    with naming(EXPORT_FLAGS):
+        parts = parse_parts(include)
+        result = export_table(load_world(scene, quiet=as_json), output, parts, overwrite=force)
     if as_json:
         emit_json(result.to_dict())
         return
     out.print(f"wrote {result.output}: {len(result.nodes)} nodes ({include})", highlight=False)
 
 
-COMMANDS.extend([import_scan_command, import_tts_command, export_command])
+COMMANDS: list[click.Command] = [import_scan_command, import_tts_command, export_command]

@@ -6,17 +6,25 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import emit_json, json_option, out
-from lofkit.cli.imports import parse_table_size, table_option, warn
+from lofkit.cli.common import (emit_json, json_option, length_option, naming, out, parse_table_size, table_option,
+                               warn)
 from lofkit.errors import LofkitError
-from lofkit.units import parse_length
+from lofkit.exchange.messages import render
+from lofkit.exchange.output import OutputFolderError
+
+FLAGS = {"corners_px": "--corners", "marker_size": "--marker-size", "marker_inset": "--marker-inset",
+         "table_mm": "--table", "mm_per_pixel": "--mm-per-pixel", "overwrite": "--force"}
+"""The flag of each setting that `import_photo`'s messages name."""
 
 
-def _length_mm(text: str, option: str) -> float:
-    try:
-        return parse_length(text, "mm")
-    except ValueError as exc:
-        raise LofkitError(f"{option} '{text}': {exc}") from None
+def _folder_message(exc: OutputFolderError) -> str:
+    """A refused output folder, worded as `lofkit photo` has always worded it."""
+    if exc.is_file:
+        return f"{exc.folder} is a file; give a folder for the table map"
+    if exc.others:
+        return f"{exc.folder} already holds other files ({', '.join(exc.others[:5])}); give an empty or new folder"
+    return (f"{exc.folder} already holds {', '.join(exc.earlier)} from an earlier import; pass --force to replace "
+            "them or give a new folder")
 
 
 @click.command()
@@ -41,21 +49,24 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
     """Turn a top-down PHOTO of a table into a table map: table.png (the table from straight above, to scale) and
     scene.yaml (the table with that picture as its texture, and every round base found proposed as a trooper)."""
     try:
-        from lofkit.exchange import photo as photo_import
+        from lofkit.exchange.photo import import_photo
+        from lofkit.exchange.photo_table import parse_corners
     except ImportError as exc:
         raise LofkitError(f"`lofkit photo` needs OpenCV ({exc}); install it with pip install 'lofkit[photo]'") from None
     if markers == (corners_text is not None):
         raise LofkitError("give the table's corners in pixels with --corners, or use --markers; one of the two")
-    result = photo_import.import_photo(
-        photo, output, parse_table_size(table_text),
-        corners_px=photo_import.parse_corners(corners_text) if corners_text is not None else None,
-        marker_size=_length_mm(marker_size, "--marker-size") if markers else None,
-        marker_inset=_length_mm(marker_inset, "--marker-inset"),
-        mm_per_pixel=mm_per_pixel, bases=not no_bases, force=force,
-    )
-    warn(photo, result.warnings)
+    with naming(FLAGS, _folder_message):
+        result = import_photo(
+            photo, output, parse_table_size(table_text),
+            corners_px=parse_corners(corners_text) if corners_text is not None else None,
+            marker_size=length_option(marker_size, "--marker-size") if markers else None,
+            marker_inset=length_option(marker_inset, "--marker-inset"),
+            mm_per_pixel=mm_per_pixel, bases=not no_bases, force=force,
+        )
+    warnings = [render(warning, FLAGS) for warning in result.warnings]
+    warn(photo, warnings)
     if as_json:
-        emit_json(result.to_dict())
+        emit_json({**result.to_dict(), "warnings": warnings})
         return
     width, depth = result.table_mm
     sx, sy = result.mm_per_pixel

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lofkit.dice.rolls import F2FDistribution, RollError, RollSpec, f2f_distribution, parse_mods, parse_roll_spec, success_value
+from lofkit.dice.distribution import F2FDistribution, f2f_distribution
+from lofkit.dice.parsing import RollSpec, parse_mods, parse_roll_spec
+from lofkit.dice.rolls import RollError, success_value
 
 _VS = re.compile(r"\s*(.+?)\s+vs\.?\s+(.+?)\s*", re.IGNORECASE)
 
@@ -62,7 +64,7 @@ class Odds:
         }
 
 
-def _side(spec: RollSpec, range_mods: str | None, band: int, situational: list[tuple[str, int]], who: str):
+def _sv_after_mods(spec: RollSpec, range_mods: str | None, band: int, situational: list[tuple[str, int]], who: str):
     """One side's SV after its MODs: (sv, [(why, mod)], note or "")."""
     mod = band_mod(range_mods, band)
     if mod is None:
@@ -93,8 +95,8 @@ def duel_odds(
 ) -> Odds:
     """Odds of an attack at range band `band` and the target's reply; `attack_mods`/`reply_mods` are the
     situational MODs of each roll (see `situational_mods`)."""
-    sv1, mods1, note1 = _side(attack, range_mods, band, list(attack_mods), "attack")
-    sv2, mods2, note2 = _side(reply, reply_range_mods, band, list(reply_mods), "reply")
+    sv1, mods1, note1 = _sv_after_mods(attack, range_mods, band, list(attack_mods), "attack")
+    sv2, mods2, note2 = _sv_after_mods(reply, reply_range_mods, band, list(reply_mods), "reply")
     burst2 = reply.burst if reply_has_lof else 0
     note3 = "" if reply_has_lof else "the target has no LoF to the shooter, so it cannot reply: a normal roll"
     note = "; ".join(n for n in (note1, note2, note3) if n)

@@ -1,1 +1,1 @@
-"""Other formats in and out: photos, scans, Tabletop Simulator saves, glTF, and writing scene files."""
+"""Other formats in and out: photos, scans, Tabletop Simulator saves and glTF, with one policy for what they write."""

@@ -23,7 +23,10 @@ import shapely
 import trimesh
 
 from lofkit.errors import LofkitError
+from lofkit.exchange.messages import SettingError
+from lofkit.exchange.output import check_output_file, make_folder
 from lofkit.geometry.world import World
+from lofkit.scene.palette import KIND_ALPHA, KIND_COLOURS, NEUTRAL_COLOUR, TABLE_COLOUR, rgb, side_colour
 
 PARTS = ("terrain", "troopers", "table", "zones")
 DEFAULT_PARTS = ("terrain", "troopers", "table")
@@ -33,16 +36,9 @@ CYLINDER_SECTIONS = 64
 TABLE_TO_GLTF = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1000]], dtype=float) / 1000.0
 """Table mm, z up -> glTF metres, y up: (x, y, z) -> (x, z, -y) / 1000."""
 FRAME = "glTF: metres, y up; table (x, y, z) mm = 1000 * (x, -z, y)"
-
-_KIND_COLOUR = {
-    "solid": (138, 143, 152, 255),
-    "zero_visibility": (51, 51, 51, 140),
-    "low_visibility": (159, 197, 232, 90),
-    "poor_visibility": (180, 167, 214, 100),
-    "table": (216, 210, 188, 255),
-}
-_SIDE_PALETTE = ((31, 95, 209), (214, 39, 40), (44, 160, 44), (255, 127, 14), (148, 103, 189), (23, 190, 207))
-_NEUTRAL = (230, 195, 0)
+ZONE_ALPHA = 70
+MARKER_ALPHA = 160
+"""Alpha (0-255) of deployment zones and of markers' volumes; everything else not terrain is opaque (255)."""
 
 
 @dataclass(frozen=True)
@@ -61,12 +57,13 @@ def parse_parts(text: str) -> tuple[str, ...]:
     parts = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
     unknown = [p for p in parts if p not in PARTS]
     if unknown or not parts:
-        raise LofkitError(f"--include '{text}': choose from {', '.join(PARTS)} (comma-separated)")
+        raise SettingError("{parts} '{text}': choose from {choices} (comma-separated)", text=text,
+                           choices=", ".join(PARTS))
     return parts
 
 
-def _coloured(mesh: trimesh.Trimesh, rgba) -> trimesh.Trimesh:
-    mesh.visual.face_colors = np.tile(np.asarray(rgba, dtype=np.uint8), (len(mesh.faces), 1))
+def _coloured(mesh: trimesh.Trimesh, colour: str, alpha: int = 255) -> trimesh.Trimesh:
+    mesh.visual.face_colors = np.tile(np.asarray((*rgb(colour), alpha), dtype=np.uint8), (len(mesh.faces), 1))
     return mesh
 
 
@@ -95,22 +92,23 @@ def table_nodes(world: World, parts=DEFAULT_PARTS) -> list[tuple[str, trimesh.Tr
     if "table" in parts:
         extras = {"id": "table", "kind": "table", **blank, "width_mm": world.scene.table.width,
                   "depth_mm": world.scene.table.depth, "thickness_mm": TABLE_THICKNESS}
-        nodes.append(("table", _coloured(_table_slab(world), _KIND_COLOUR["table"]), extras))
+        nodes.append(("table", _coloured(_table_slab(world), TABLE_COLOUR), extras))
     if "zones" in parts:
         sides = list(dict.fromkeys(z.side for z in world.scene.deployment_zones))
         for k, zone in enumerate(world.scene.deployment_zones):
-            rgb = _SIDE_PALETTE[sides.index(zone.side) % len(_SIDE_PALETTE)]
             extras = {"id": f"zone-{k}", "kind": "deployment_zone", "silhouette": None, "side": zone.side}
-            nodes.append((f"zone/{zone.side}/{k}", _coloured(_zone(zone.polygon), (*rgb, 70)), extras))
+            colour = side_colour(sides.index(zone.side))
+            nodes.append((f"zone/{zone.side}/{k}", _coloured(_zone(zone.polygon), colour, ZONE_ALPHA), extras))
     if "terrain" in parts:
         for piece in world.pieces:
             extras = {"id": piece.id, "kind": piece.kind, **blank, "blocks_lof": piece.blocks_lof}
-            nodes.append((f"terrain/{piece.id}", _coloured(piece.mesh.copy(), _KIND_COLOUR[piece.kind]), extras))
+            mesh = _coloured(piece.mesh.copy(), KIND_COLOURS[piece.kind], KIND_ALPHA[piece.kind])
+            nodes.append((f"terrain/{piece.id}", mesh, extras))
     if "troopers" in parts:
         v = world.troopers
         sides = list(dict.fromkeys(s for s, n in zip(v.sides, v.neutral) if s and not n))
         for i, trooper in enumerate(world.scene.troopers):
-            rgb = _NEUTRAL if v.neutral[i] else _SIDE_PALETTE[sides.index(v.sides[i]) % len(_SIDE_PALETTE)]
+            colour = NEUTRAL_COLOUR if v.neutral[i] else side_colour(sides.index(v.sides[i]))
             extras = {
                 "id": v.ids[i],
                 "kind": "marker" if v.marker[i] else "trooper",
@@ -122,7 +120,7 @@ def table_nodes(world: World, parts=DEFAULT_PARTS) -> list[tuple[str, trimesh.Tr
                 "facing_deg": float(v.facing[i]),
             }
             mesh = _volume(v.centre[i], float(v.z[i]), float(v.radius[i]), float(v.height[i]))
-            nodes.append((f"trooper/{v.ids[i]}", _coloured(mesh, (*rgb, 160 if v.marker[i] else 255)), extras))
+            nodes.append((f"trooper/{v.ids[i]}", _coloured(mesh, colour, MARKER_ALPHA if v.marker[i] else 255), extras))
     return nodes
 
 
@@ -150,18 +148,17 @@ def export_table(world: World, output: Path | str, parts=DEFAULT_PARTS, overwrit
     suffix = output.suffix.lower()
     if suffix not in (".glb", ".gltf"):
         raise LofkitError(f"{output}: export writes glTF; give a file name ending in .glb or .gltf")
-    if output.exists() and not overwrite:
-        raise LofkitError(f"{output}: the file already exists; choose another name or pass --force to replace it")
+    check_output_file(output, overwrite)
     nodes = table_nodes(world, parts)
     if not nodes:
-        raise LofkitError(f"nothing to export: the scene has no {' or '.join(parts)}; change --include")
+        raise SettingError("nothing to export: the scene has no {names}; change {parts}", names=" or ".join(parts))
     scene = gltf_scene(world, nodes)
     if suffix == ".glb":
         data = scene.export(file_type="glb")
     else:
         files = trimesh.exchange.gltf.export_gltf(scene, embed_buffers=True)
         data = files["model.gltf"]
-    output.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(output.parent)
     output.write_bytes(data)
     return ExportSummary(str(output), tuple({"name": name, "id": extras["id"], "kind": extras["kind"]}
                                             for name, _, extras in nodes))

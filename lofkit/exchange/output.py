@@ -1,14 +1,81 @@
-"""Writing scene files: what every importer produces is a normal, validated scene file (SCENE_FORMAT.md)."""
+"""Where importers and exporters write: one policy for output files and folders, and writing scene files.
+
+Policy: nothing a user made is ever replaced. An output file is written only where no file is, unless `overwrite`;
+an output folder must be new, empty, or hold only the outputs of an earlier run of the same import (replaced only
+with `overwrite`). Checks come before any work, so a refused run writes nothing. What every importer produces is a
+normal, validated scene file (SCENE_FORMAT.md).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import yaml
 
 from lofkit.errors import LofkitError
+from lofkit.exchange.messages import SettingError
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
+
+
+class OutputExistsError(SettingError):
+    """An output file that is already there, without `overwrite`."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        super().__init__("{path}: the file already exists; choose another name or pass {overwrite} to replace it",
+                         path=path)
+
+    def __reduce__(self):
+        return type(self), (self.path,)
+
+
+class OutputFolderError(LofkitError):
+    """An output folder an import may not write into: a file (`is_file`), or a folder holding `others` (files that
+    are not this import's outputs) or, without `overwrite`, an `earlier` run's outputs. Names are sorted."""
+
+    def __init__(self, folder: Path | str, is_file: bool = False, others: Collection[str] = (),
+                 earlier: Collection[str] = (), overwrite: bool = False):
+        self.folder, self.is_file, self.overwrite = Path(folder), is_file, overwrite
+        self.others, self.earlier = sorted(others), sorted(earlier)
+        if is_file:
+            text = f"{folder} is a file; give a new or empty folder"
+        elif self.others:
+            text = f"{folder} already holds other files ({', '.join(self.others[:5])}); give a new or empty folder"
+        else:
+            text = (f"{folder} already holds {', '.join(self.earlier)} from an earlier import; allow overwriting to "
+                    "replace them, or give a new folder")
+        super().__init__(text)
+
+    def __reduce__(self):
+        return type(self), (self.folder, self.is_file, self.others, self.earlier, self.overwrite)
+
+
+def check_output_file(path: Path | str, overwrite: bool) -> None:
+    """Refuse to replace an existing file unless `overwrite`."""
+    if Path(path).exists() and not overwrite:
+        raise OutputExistsError(path)
+
+
+def check_output_folder(folder: Path | str, outputs: Collection[str], overwrite: bool) -> None:
+    """Refuse a folder that is a file, holds files other than `outputs` (names), or holds an earlier run's outputs
+    unless `overwrite`."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputFolderError(folder, is_file=True)
+    present = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+    others = [name for name in present if name not in outputs]
+    earlier = [name for name in present if name in outputs]
+    if others or (earlier and not overwrite):
+        raise OutputFolderError(folder, others=others, earlier=earlier, overwrite=overwrite)
+
+
+def make_folder(folder: Path | str) -> Path:
+    """Create `folder` (and its parents) if it is not there yet; returns it."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def write_scene_file(data: dict, path: Path | str, comment: str = "", overwrite: bool = False) -> Scene:
@@ -19,13 +86,12 @@ def write_scene_file(data: dict, path: Path | str, comment: str = "", overwrite:
     relative to `path`'s folder, as the loader will read them.
     """
     path = Path(path)
-    if path.exists() and not overwrite:
-        raise LofkitError(f"{path}: the file already exists; choose another name or pass --force to replace it")
+    check_output_file(path, overwrite)
     if path.suffix.lower() not in (".yaml", ".yml"):
         raise LofkitError(f"{path}: scene files are written as YAML; give a name ending in .yaml")
     scene = scene_from_data(data, source=path)
     header = "".join(f"# {line}\n" for line in comment.splitlines()) if comment else ""
     text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=110)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     path.write_text(text, encoding="utf-8")
     return scene

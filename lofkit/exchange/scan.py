@@ -32,9 +32,10 @@ import trimesh
 from scipy.spatial import cKDTree
 
 from lofkit.errors import LofkitError
-from lofkit.exchange.output import write_scene_file
+from lofkit.exchange.messages import Message, SettingError
+from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
 from lofkit.geometry.terrain import MESH_SUFFIXES, MeshFileError, load_mesh_file
-from lofkit.units import MM_PER_UNIT
+from lofkit.units import EPS, MM_PER_UNIT
 
 SAMPLES = 30_000
 SCORE_POINTS = 6_000
@@ -46,6 +47,10 @@ ASPECT_TOLERANCE = 0.02
 DEFAULT_PLANE_TOLERANCE = 0.002
 """Plane tolerance as a share of the scan's size (the diagonal of its 1st-99th percentile box)."""
 OUTPUT_NAMES = ("terrain.ply", "scene.yaml")
+DEGENERATE = 1e-9
+"""Three sampled points spanning less area than this share of the scan's spread squared are on a line: no plane."""
+RECTANGULAR_SHARE = 0.8
+"""A table top found that fills less of its bounding rectangle than this is worth a warning."""
 GLTF_SUFFIXES = (".glb", ".gltf")
 """glTF is y up and in metres (glTF 2.0); other scans are taken as z up."""
 
@@ -123,7 +128,7 @@ def fit_plane(points: np.ndarray, tolerance: float, rng: np.random.Generator) ->
         a, b, c = (points[rng.integers(0, len(points), BATCH)] for _ in range(3))
         normals = np.cross(b - a, c - a)
         length = np.linalg.norm(normals, axis=1)
-        usable = length > 1e-9 * spread**2
+        usable = length > DEGENERATE * spread**2
         normals = normals / np.where(usable, length, 1.0)[:, None]
         offsets = -np.einsum("ij,ij->i", normals, a)
         counts = (np.abs(score @ normals.T + offsets) <= tolerance).sum(axis=0)
@@ -199,15 +204,122 @@ def _scan_size(points: np.ndarray) -> float:
     return float(np.linalg.norm(high - low))
 
 
-def _prepare_output(folder: Path, overwrite: bool) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise LofkitError(f"{folder}: exists and is not a folder; give a new or empty folder with -o")
-    if folder.is_dir():
-        others = [p.name for p in folder.iterdir() if not (overwrite and p.name in OUTPUT_NAMES)]
-        if others:
-            raise LofkitError(f"{folder}: the folder already holds files ({', '.join(sorted(others)[:5])}); "
-                              "give a new or empty folder" + ("" if overwrite else
-                                                             " (or --force to replace an earlier import)"))
+def check_settings(table: tuple[float, float], scale: str, turn: int, plane_tolerance: float) -> None:
+    """Refuse settings `import_scan` cannot use, before any work."""
+    if scale not in ("auto", "true"):
+        raise SettingError("{scale} '{value}': use auto (fit the given table size) or true (the scan's own units)",
+                           value=scale)
+    if turn % 90 != 0:
+        raise SettingError("{turn} {value}: give a multiple of 90 degrees", value=turn)
+    width, depth = table
+    if turn % 180 and abs(width - depth) > EPS:
+        raise SettingError("{turn} {value}: the table is not square, so only 0 or 180 keeps its long side in place",
+                           value=turn)
+    if not 0 < plane_tolerance < 0.1:
+        raise SettingError("{plane_tolerance} {value}: give a small share of the scan's size, e.g. 0.002",
+                           value=plane_tolerance)
+
+
+def table_plane(scan: Path, samples: np.ndarray, plane_tolerance: float, rng: np.random.Generator
+                ) -> tuple[Plane, float]:
+    """Step 1: the table top's plane among the surface samples, and the plane tolerance in scan units."""
+    tolerance = plane_tolerance * _scan_size(samples)
+    plane = fit_plane(samples, tolerance, rng)
+    if plane.inlier_share < MIN_TABLE_SHARE:
+        raise SettingError(
+            "{path}: no table plane found: the largest flat surface holds {share:.1%} of the scan's surface (the table "
+            "top needs at least {least:.0%}); is this a scan of a table? A rough scan may need a larger "
+            "{plane_tolerance}", path=scan, share=plane.inlier_share, least=MIN_TABLE_SHARE)
+    return plane, tolerance
+
+
+def tilt_deg(plane: Plane, gltf: bool) -> float:
+    """The angle between the table's normal and the file's own up axis (y for glTF, z otherwise)."""
+    up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])
+    return math.degrees(math.acos(float(np.clip(plane.normal @ up, -1.0, 1.0))))
+
+
+def table_region(mesh: trimesh.Trimesh, samples: np.ndarray, levelled: np.ndarray, tolerance: float) -> np.ndarray:
+    """Step 2a: the table top's points (levelled x, y): the plane's inliers among the surface samples (even by area)
+    and the mesh vertices (exact edges), in the largest connected region."""
+    sample_xyz = trimesh.transform_points(samples, levelled)
+    vertex_xyz = trimesh.transform_points(mesh.vertices, levelled)
+    on_plane_samples = np.abs(sample_xyz[:, 2]) <= tolerance
+    on_plane_vertices = np.abs(vertex_xyz[:, 2]) <= tolerance
+    xy_samples = sample_xyz[on_plane_samples, :2]
+    spacing = float(np.median(cKDTree(xy_samples).query(xy_samples, k=2)[0][:, 1]))
+    xy = np.vstack([xy_samples, vertex_xyz[on_plane_vertices, :2]])
+    weights = np.concatenate([np.ones(len(xy_samples)), np.zeros(int(on_plane_vertices.sum()))])
+    return xy[largest_region(xy, weights, max(2.0 * spacing, tolerance))]
+
+
+def square_up(region: np.ndarray, table: tuple[float, float], turn: int) -> tuple[float, tuple[float, float], list]:
+    """Step 2b: the turn about z (degrees) that lays the region's rectangle along x and y, its long side along the
+    table's, plus `turn`; the rectangle's sides along x and y after it (scan units); and warnings."""
+    width, depth = table
+    angle, side_a, side_b = rectangle(region)
+    yaw = -angle if angle <= 45.0 else 90.0 - angle
+    found = (side_a, side_b) if angle <= 45.0 else (side_b, side_a)  # sizes along x, y after turning by `yaw`
+    if abs(width - depth) > EPS and (width > depth) != (found[0] > found[1]):
+        yaw, found = yaw + 90.0, found[::-1]
+    yaw += turn
+    if turn % 180:
+        found = found[::-1]
+    warnings = []
+    hull_share = shapely.MultiPoint(region).convex_hull.area / (side_a * side_b)
+    if hull_share < RECTANGULAR_SHARE:
+        warnings.append(f"the table top found is not rectangular (it fills {hull_share:.0%} of its rectangle)")
+    return yaw, found, warnings
+
+
+def scale_factor(found: tuple[float, float], table: tuple[float, float], scale: str, scan_units: str | None,
+                 gltf: bool) -> tuple[float, list]:
+    """Step 3: mm per scan unit, fitted to the table (`auto`) or from the scan's units (`true`); and warnings."""
+    width, depth = table
+    warnings = []
+    if scale == "auto":
+        factor = (width / found[0] + depth / found[1]) / 2
+        ratios = (width / found[0], depth / found[1])
+        if abs(ratios[0] / ratios[1] - 1) > ASPECT_TOLERANCE:
+            warnings.append(f"the table found ({found[0]:.4g} x {found[1]:.4g} scan units) is not the shape of the "
+                            f"given table ({width:g} x {depth:g} mm): side ratios {ratios[0]:.4g} and "
+                            f"{ratios[1]:.4g}; scaled by their mean")
+        return factor, warnings
+    units = scan_units or ("m" if gltf else "mm")
+    if units not in MM_PER_UNIT:
+        raise SettingError("{scan_units} '{units}': use mm, cm, in or m", units=units)
+    factor = MM_PER_UNIT[units]
+    size = (found[0] * factor, found[1] * factor)
+    if abs(size[0] / width - 1) > ASPECT_TOLERANCE or abs(size[1] / depth - 1) > ASPECT_TOLERANCE:
+        warnings.append(Message("read in {units}, the table found is {w:.1f} x {d:.1f} mm, the given table "
+                                "{width:g} x {depth:g} mm: check {scan_units}, or use {scale} auto", units=units,
+                                w=size[0], d=size[1], width=width, depth=depth))
+    return factor, warnings
+
+
+def placement(region: np.ndarray, levelled: np.ndarray, yaw: float, factor: float) -> np.ndarray:
+    """The 4x4 transform from the scan to table mm: level, turn by `yaw`, scale, and move the rectangle's low corner
+    to the table's (0, 0)."""
+    turned = np.diag([factor, factor, factor, 1.0]) @ _rotation_z(yaw)  # after levelling
+    corner = trimesh.transform_points(np.column_stack([region, np.zeros(len(region))]), turned)[:, :2].min(axis=0)
+    return trimesh.transformations.translation_matrix([-corner[0], -corner[1], 0.0]) @ turned @ levelled
+
+
+def write_scan_scene(output: Path, terrain: trimesh.Trimesh, table: tuple[float, float], comment: str,
+                     overwrite: bool) -> tuple[Path, Path]:
+    """The terrain mesh and a scene naming it, written into `output` (checked before); returns their paths."""
+    make_folder(output)
+    mesh_path, scene_path = output / OUTPUT_NAMES[0], output / OUTPUT_NAMES[1]
+    scene = {
+        "lofkit": 1,
+        "units": "mm",
+        "table": {"width": float(table[0]), "depth": float(table[1])},
+        "terrain": [{"id": "scan", "mesh": mesh_path.name, "mesh_units": "mm", "up_axis": "z"}],
+        "troopers": [],
+    }
+    terrain.export(str(mesh_path))  # the mesh first: the scene never names a mesh that is not there
+    write_scene_file(scene, scene_path, comment=comment, overwrite=overwrite)
+    return mesh_path, scene_path
 
 
 def import_scan(
@@ -229,93 +341,26 @@ def import_scan(
     does not say which edge is the first player's.
     """
     scan, output = Path(scan), Path(output)
-    if scale not in ("auto", "true"):
-        raise LofkitError(f"--scale '{scale}': use auto (fit the given table size) or true (the scan's own units)")
-    if turn % 90 != 0:
-        raise LofkitError(f"--turn {turn}: give a multiple of 90 degrees")
-    width, depth = table
-    if turn % 180 and abs(width - depth) > 1e-6:
-        raise LofkitError(f"--turn {turn}: the table is not square, so only 0 or 180 keeps its long side in place")
-    if not 0 < plane_tolerance < 0.1:
-        raise LofkitError(f"--plane-tolerance {plane_tolerance}: give a small share of the scan's size, e.g. 0.002")
-    _prepare_output(output, overwrite)
+    check_settings(table, scale, turn, plane_tolerance)
+    check_output_folder(output, OUTPUT_NAMES, overwrite)
     mesh = load_scan(scan)
     rng = np.random.default_rng(seed)
     samples, _ = trimesh.sample.sample_surface(mesh, SAMPLES, seed=rng)
-    tolerance = plane_tolerance * _scan_size(samples)
-    plane = fit_plane(samples, tolerance, rng)
-    if plane.inlier_share < MIN_TABLE_SHARE:
-        raise LofkitError(
-            f"{scan}: no table plane found: the largest flat surface holds {plane.inlier_share:.1%} of the scan's "
-            f"surface (the table top needs at least {MIN_TABLE_SHARE:.0%}); is this a scan of a table? A rough scan "
-            "may need a larger --plane-tolerance")
+    plane, tolerance = table_plane(scan, samples, plane_tolerance, rng)
     levelled = level_transform(plane)
     gltf = scan.suffix.lower() in GLTF_SUFFIXES
-    up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])  # the file's own up axis
-    tilt = math.degrees(math.acos(float(np.clip(plane.normal @ up, -1.0, 1.0))))
-    warnings = []
-
-    # the table's region: plane inliers among the surface samples (even by area) and the mesh vertices (exact edges)
-    sample_xyz = trimesh.transform_points(samples, levelled)
-    vertex_xyz = trimesh.transform_points(mesh.vertices, levelled)
-    on_plane_samples = np.abs(sample_xyz[:, 2]) <= tolerance
-    on_plane_vertices = np.abs(vertex_xyz[:, 2]) <= tolerance
-    xy_samples = sample_xyz[on_plane_samples, :2]
-    spacing = float(np.median(cKDTree(xy_samples).query(xy_samples, k=2)[0][:, 1]))
-    xy = np.vstack([xy_samples, vertex_xyz[on_plane_vertices, :2]])
-    weights = np.concatenate([np.ones(len(xy_samples)), np.zeros(int(on_plane_vertices.sum()))])
-    region = xy[largest_region(xy, weights, max(2.0 * spacing, tolerance))]
-    angle, side_a, side_b = rectangle(region)
-    yaw = -angle if angle <= 45.0 else 90.0 - angle
-    found = (side_a, side_b) if angle <= 45.0 else (side_b, side_a)  # sizes along x, y after turning by `yaw`
-    if abs(width - depth) > 1e-6 and (width > depth) != (found[0] > found[1]):
-        yaw, found = yaw + 90.0, found[::-1]
-    yaw += turn
-    if turn % 180:
-        found = found[::-1]
-    hull_share = shapely.MultiPoint(region).convex_hull.area / (side_a * side_b)
-    if hull_share < 0.8:
-        warnings.append(f"the table top found is not rectangular (it fills {hull_share:.0%} of its rectangle)")
-
-    if scale == "auto":
-        factor = (width / found[0] + depth / found[1]) / 2
-        ratios = (width / found[0], depth / found[1])
-        if abs(ratios[0] / ratios[1] - 1) > ASPECT_TOLERANCE:
-            warnings.append(f"the table found ({found[0]:.4g} x {found[1]:.4g} scan units) is not the shape of the "
-                            f"given table ({width:g} x {depth:g} mm): side ratios {ratios[0]:.4g} and "
-                            f"{ratios[1]:.4g}; scaled by their mean")
-    else:
-        units = scan_units or ("m" if gltf else "mm")
-        if units not in MM_PER_UNIT:
-            raise LofkitError(f"--scan-units '{units}': use mm, cm, in or m")
-        factor = MM_PER_UNIT[units]
-        size = (found[0] * factor, found[1] * factor)
-        if abs(size[0] / width - 1) > ASPECT_TOLERANCE or abs(size[1] / depth - 1) > ASPECT_TOLERANCE:
-            warnings.append(f"read in {units}, the table found is {size[0]:.1f} x {size[1]:.1f} mm, the given table "
-                            f"{width:g} x {depth:g} mm: check --scan-units, or use --scale auto")
-
-    turned = np.diag([factor, factor, factor, 1.0]) @ _rotation_z(yaw)  # after levelling
-    # the rectangle's low corner goes to the table's (0, 0)
-    corner = trimesh.transform_points(np.column_stack([region, np.zeros(len(region))]), turned)[:, :2].min(axis=0)
-    transform = trimesh.transformations.translation_matrix([-corner[0], -corner[1], 0.0]) @ turned @ levelled
-
-    terrain, dropped = crop_to_table(mesh, transform, width, depth, tolerance * factor)
+    region = table_region(mesh, samples, levelled, tolerance)
+    yaw, found, warnings = square_up(region, table, turn)
+    factor, scale_warnings = scale_factor(found, table, scale, scan_units, gltf)
+    transform = placement(region, levelled, yaw, factor)
+    terrain, dropped = crop_to_table(mesh, transform, *table, tolerance * factor)
     if len(terrain.faces) == 0:
         raise LofkitError(f"{scan}: nothing stands on the table: all {len(mesh.faces)} faces are the table top or "
                           "lie outside the table")
-    output.mkdir(parents=True, exist_ok=True)
-    mesh_path, scene_path = output / OUTPUT_NAMES[0], output / OUTPUT_NAMES[1]
-    scene = {
-        "lofkit": 1,
-        "units": "mm",
-        "table": {"width": float(width), "depth": float(depth)},
-        "terrain": [{"id": "scan", "mesh": mesh_path.name, "mesh_units": "mm", "up_axis": "z"}],
-        "troopers": [],
-    }
+    tilt = tilt_deg(plane, gltf)
     comment = (f"imported by `lofkit import-scan` from {scan.name}: levelled by {tilt:.2f} degrees, scaled by "
                f"{factor:.6g}, {len(terrain.faces)} faces kept")
-    terrain.export(str(mesh_path))  # the mesh first: the scene never names a mesh that is not there
-    write_scene_file(scene, scene_path, comment=comment, overwrite=overwrite)
+    mesh_path, scene_path = write_scan_scene(output, terrain, table, comment, overwrite)
     return ScanImport(
         scene=str(scene_path),
         mesh=str(mesh_path),
@@ -328,7 +373,7 @@ def import_scan(
         faces_dropped=dropped,
         table_normal_in_scan=tuple(float(v) for v in plane.normal),
         transform=transform,
-        warnings=tuple(warnings),
+        warnings=tuple(warnings + scale_warnings),
     )
 
 

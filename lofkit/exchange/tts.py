@@ -1,9 +1,5 @@
-"""`lofkit import-tts`: a Tabletop Simulator save (JSON) becomes a scene.
-
-What is read: every object of `ObjectStates`, recursively through `ContainedObjects`. An object inside a bag is
-on the table only when a bag around it (the nearest first) lists it in its `LuaScript` as a layout line
-`--GUID,x,y,z,rx,ry,rz` (the way community Infinity maps keep terrain in a bag); that line then gives its place,
-and the object keeps its own `scaleX/Y/Z`. Bags themselves and objects left inside bags are reported as skipped.
+"""`lofkit import-tts`: a Tabletop Simulator save (JSON) becomes a scene. Reading the save and finding cached
+meshes is `tts_save`'s job; this module turns what stands on the table into scene troopers and mesh terrain.
 
 Frames. TTS (Unity) is left-handed, Y up, X to the right and Z forward (away from the player at -Z), one unit is
 one inch (the wargaming convention), and the table is centred on the origin. Taking scene x = X, y = Z, z = Y swaps
@@ -14,11 +10,8 @@ seen from above, +X stays to the right and +Z stays away from the first player's
 Euler rotation (Unity applies Z, then X, then Y) is converted and must keep the vertical vertical (within 0.5
 degrees): a tipped-over piece is reported, not imported, since scene pieces only turn about z.
 
-Meshes. `CustomMesh.MeshURL` is resolved in the local TTS model cache (`--mesh-cache`: the `Mods` or
-`Mods/Models` folder), where TTS stores a download as `<the URL with every character that is not a letter or
-digit removed>.obj` (the rule the community's backup tools use); an old `cloud-3.steamusercontent.com` URL and its
-newer `steamusercontent-a.akamaihd.net` form name the same file, so both names are tried. A URL not found there is
-reported as unresolved, never guessed. A resolved OBJ is read in inches with Y up (`mesh_units: in`, `up_axis: y`)
+Meshes. A `CustomMesh.MeshURL` found in the TTS model cache (see `tts_save`) is read in inches with Y up
+(`mesh_units: in`, `up_axis: y`)
 and, as Unity's OBJ import does, with X negated (the OBJ's right-handed coordinates into Unity's left-handed ones;
 assumed of TTS's own loader, and reported): that mirror plus the axis swap is a half turn about the vertical, so the
 piece's rotation is 180 - rotY, its scale (scaleX, scaleZ, scaleY) and its z posY - table_top (the OBJ's origin).
@@ -34,7 +27,6 @@ S3, 55 mm: S4, 70 mm: S8) and the assumption is reported; another base with no s
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -43,50 +35,22 @@ from pathlib import Path
 
 import numpy as np
 
-from lofkit.errors import LofkitError
-from lofkit.exchange.output import write_scene_file
-from lofkit.scene.silhouettes import SILHOUETTES
-from lofkit.scene.table import base_on_table
+from lofkit.exchange.messages import Message, SettingError
+from lofkit.exchange.output import check_output_file, write_scene_file
+from lofkit.exchange.tts_save import SCALE_KEYS, Placed, mesh_url, placed_objects, read_save, resolve_mesh
 from lofkit.geometry.terrain import load_mesh_file
-from lofkit.units import INCH
+from lofkit.scene.silhouettes import SILHOUETTES, silhouette_for_base
+from lofkit.scene.table import base_on_table
+from lofkit.units import EPS, INCH
 
-BAGS = ("Bag", "Custom_Model_Bag", "Infinite_Bag", "Custom_Model_Infinite_Bag")
-CONTAINERS = BAGS + ("Deck", "DeckCustom")
-BASE_SILHOUETTE = {25: 2, 40: 3, 55: 4, 70: 8}
-"""A base with no silhouette given: the silhouette assumed (Trooper defaults: S2 on 25 mm)."""
 UPRIGHT_TOLERANCE_DEG = 0.5
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_LAYOUT = re.compile(rf"^\s*--\s*([^\s,]+)\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,"
-                     rf"\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*$", re.MULTILINE)
-_MARKUP = re.compile(r"\[(?:[0-9a-fA-F]{6}|-|/?[a-z]{1,3})\]")
+"""A piece whose vertical leans more than this (degrees) is tipped over: scene pieces only turn about z."""
+SAME_SCALE = 1e-9
+"""Scales (scaleX, scaleZ, scaleY) closer than this are one uniform scale."""
 _SILHOUETTE = (re.compile(r"(?<![A-Za-z0-9])S\s?([1-8])(?![0-9])"),
                re.compile(r"(?i)\bsil(?:houette)?\.?\s*[:=]?\s*([1-8])(?![0-9])"))
 _BASE = re.compile(r"(?i)(?<![\d.])(\d{2,3})\s*mm\b")
 _SIDE = re.compile(r"(?i)\bside\s*[:=]\s*([A-Za-z0-9_-]+)")
-_STEAM_HOSTS = ("http://cloud-3.steamusercontent.com/", "https://steamusercontent-a.akamaihd.net/")
-SCALE_KEYS = ("scaleX", "scaleY", "scaleZ")
-
-
-@dataclass(frozen=True)
-class Placed:
-    """One TTS object found in the save, with the transform that puts it on the table (None: not on the table)."""
-
-    state: dict
-    where: str
-    transform: dict | None
-    reason: str = ""
-
-    @property
-    def guid(self) -> str:
-        return str(self.state.get("GUID", ""))
-
-    @property
-    def name(self) -> str:
-        return _MARKUP.sub("", str(self.state.get("Nickname") or self.state.get("Name") or "")).strip()
-
-    @property
-    def text(self) -> str:
-        return _MARKUP.sub("", f"{self.state.get('Nickname') or ''} {self.state.get('Description') or ''}")
 
 
 @dataclass(frozen=True)
@@ -111,91 +75,6 @@ class TtsImport:
             "skipped": list(self.skipped),
             "assumptions": list(self.assumptions),
         }
-
-
-def read_save(path: Path) -> dict:
-    """The save's JSON; a file that is not a TTS save is an error saying what was expected."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise LofkitError(f"{path}: file not found") from None
-    except UnicodeDecodeError:
-        raise LofkitError(f"{path}: not a Tabletop Simulator save (not a JSON text file); a save is the .json "
-                          "file in 'My Games/Tabletop Simulator/Saves'") from None
-    except OSError as exc:
-        raise LofkitError(f"{path}: cannot read the file ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LofkitError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg}); a Tabletop "
-                          "Simulator save is the .json file in 'My Games/Tabletop Simulator/Saves'") from None
-    if not isinstance(data, dict) or not isinstance(data.get("ObjectStates"), list):
-        raise LofkitError(f"{path}: not a Tabletop Simulator save: it has no `ObjectStates` list at the top level")
-    return data
-
-
-def layout_lines(lua: str) -> dict[str, tuple[float, ...]]:
-    """`--GUID,x,y,z,rx,ry,rz` lines of a bag's LuaScript: GUID -> (x, y, z, rx, ry, rz)."""
-    return {m.group(1): tuple(float(v) for v in m.groups()[1:]) for m in _LAYOUT.finditer(lua or "")}
-
-
-def placed_objects(states: list, where: str = "ObjectStates", layouts: tuple[dict, ...] = ()) -> list[Placed]:
-    """Every object in `states` and in the containers inside them, with where it stands on the table."""
-    found = []
-    for i, state in enumerate(states):
-        spot = f"{where}[{i}]"
-        if not isinstance(state, dict):
-            continue
-        name = str(state.get("Name", ""))
-        for k, child in enumerate(state.get("ChildObjects") or []):
-            if isinstance(child, dict):
-                found.append(Placed(child, f"{spot}.ChildObjects[{k}]", None,
-                                    f"attached to {state.get('GUID', '?')} (ChildObjects): not imported"))
-        contained = state.get("ContainedObjects") or []
-        if name in CONTAINERS or contained:
-            found.append(Placed(state, spot, None, f"a container ({name or 'no Name'})"))
-            inner = (layout_lines(str(state.get("LuaScript") or "")),) + layouts
-            found.extend(placed_objects(contained if isinstance(contained, list) else [], f"{spot}.ContainedObjects",
-                                        inner))
-            continue
-        if where == "ObjectStates":
-            transform = state.get("Transform")
-            found.append(Placed(state, spot, transform if isinstance(transform, dict) else None,
-                                "" if isinstance(transform, dict) else "no Transform"))
-            continue
-        line = next((layout[state.get("GUID")] for layout in layouts if state.get("GUID") in layout), None)
-        if line is None:
-            found.append(Placed(state, spot, None, "inside a container, with no layout line for its GUID"))
-            continue
-        scales = state.get("Transform") if isinstance(state.get("Transform"), dict) else {}
-        transform = dict(zip(("posX", "posY", "posZ", "rotX", "rotY", "rotZ"), line))
-        transform.update({k: scales.get(k, 1.0) for k in SCALE_KEYS})
-        found.append(Placed(state, spot, transform))
-    return found
-
-
-def cache_names(url: str) -> list[str]:
-    """The file names TTS's model cache may hold for `url`: the URL with every character that is not a letter or
-    digit removed, plus `.obj`, for both spellings of a Steam Cloud URL (letters beyond ASCII, rare in a URL, are
-    tried both kept and removed)."""
-    url = url.strip()
-    spellings = [url]
-    for old, new in (_STEAM_HOSTS, _STEAM_HOSTS[::-1]):
-        if url.startswith(old):
-            spellings.append(new + url[len(old):])
-    names = [re.sub(pattern, "", s) + ".obj" for s in spellings for pattern in (r"[\W_]", r"[^A-Za-z0-9]")]
-    return list(dict.fromkeys(names))
-
-
-def resolve_mesh(url: str, cache: Path | None) -> Path | None:
-    """The cached OBJ for `url` in `cache` (the Mods folder or its Models folder), or None."""
-    if cache is None:
-        return None
-    for folder in (cache, cache / "Models", cache / "Mods" / "Models"):
-        for name in cache_names(url):
-            if (folder / name).is_file():
-                return folder / name
-    return None
 
 
 def trooper_profile(text: str) -> tuple[int | None, float | None]:
@@ -242,12 +121,6 @@ def _transform_numbers(transform: dict) -> dict[str, float]:
                 raise ValueError(key)
             numbers[key] = float(value)
     return numbers
-
-
-def mesh_url(state: dict) -> str:
-    """The object's `CustomMesh.MeshURL`, or '' when it has none."""
-    mesh = state.get("CustomMesh")
-    return str(mesh.get("MeshURL") or "").strip() if isinstance(mesh, dict) else ""
 
 
 def _lowest_y_or_none(path: Path | None) -> float | None:
@@ -307,7 +180,7 @@ def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list,
             skipped.append(_skip(obj, "an AssetBundle, which lofkit cannot read" if obj.state.get("CustomAssetbundle")
                                  else "no silhouette or base in its name or description, and no custom mesh"))
         elif path is None:
-            reason = "not in the mesh cache" if cache is not None else "no --mesh-cache given"
+            reason = "not in the mesh cache" if cache is not None else Message("no {mesh_cache} given")
             unresolved.append({"guid": obj.guid, "name": obj.name, "url": url, "reason": reason})
         elif rotation[2, 2] < math.cos(math.radians(UPRIGHT_TOLERANCE_DEG)):
             skipped.append(_skip(obj, f"tipped over (rotX {t['rotX']:g}, rotZ {t['rotZ']:g}); scene pieces only turn "
@@ -337,7 +210,7 @@ def terrain_entry(piece: Candidate, table_in: tuple[float, float], table_top: fl
         "up_axis": "y",
         "position": [round(v, 6) for v in (*piece.xy(table_in), piece.t["posY"] - table_top)],
         "rotation": round((180.0 + yaw) % 360.0, 6),
-        "scale": scale[0] if max(scale) - min(scale) <= 1e-9 else scale,
+        "scale": scale[0] if max(scale) - min(scale) <= SAME_SCALE else scale,
     }
 
 
@@ -350,9 +223,77 @@ def trooper_entry(trooper: Candidate, table_in: tuple[float, float], table_top: 
              "position": [round(v, 6) for v in trooper.xy(table_in)],
              "z": round(max(0.0, trooper.bottom - table_top), 6),
              "facing": round(math.degrees(math.atan2(forward[1], forward[0])) % 360.0, 6)}
-    if base is not None and abs(base - SILHOUETTES[silhouette][0]) > 1e-9:
+    if base is not None and abs(base - SILHOUETTES[silhouette][0]) > EPS:
         entry["base"] = f"{base:g}mm"
     return entry
+
+
+def check_settings(output: Path, mesh_cache: Path | str | None, overwrite: bool) -> Path | None:
+    """Refuse an output that would replace a file and a mesh cache that is not a folder; returns the cache."""
+    check_output_file(output, overwrite)
+    cache = Path(mesh_cache) if mesh_cache is not None else None
+    if cache is not None and not cache.is_dir():
+        raise SettingError("{mesh_cache} {cache}: not a folder; give TTS's Mods folder or its Models folder",
+                           cache=cache)
+    return cache
+
+
+def terrain_entries(pieces: list[Candidate], table_in: tuple[float, float], table_top: float, folder: Path,
+                    taken: set[str]) -> tuple[list[dict], list[dict]]:
+    """The scene's mesh pieces, and a report (mm) of each."""
+    entries, report = [], []
+    for piece in pieces:
+        piece_id = _unique_id(_slug(piece.obj.name), piece.obj.guid, taken)
+        entry = terrain_entry(piece, table_in, table_top, folder, piece_id)
+        entries.append(entry)
+        report.append({"id": entry["id"], "guid": piece.obj.guid, "name": piece.obj.name,
+                       "mesh": str(piece.mesh), "position_mm": [round(v * INCH, 6) for v in entry["position"]],
+                       "rotation_deg": entry["rotation"],
+                       "scale": [piece.t["scaleX"], piece.t["scaleZ"], piece.t["scaleY"]]})
+    return entries, report
+
+
+def trooper_entries(troopers: list[Candidate], table_in: tuple[float, float], table_top: float, taken: set[str]
+                    ) -> tuple[list[dict], list[dict], list[dict], list[str]]:
+    """The scene's troopers, a report (mm) of each, the objects skipped and the silhouettes assumed."""
+    entries, report, skipped, assumptions = [], [], [], []
+    for trooper in troopers:
+        obj = trooper.obj
+        silhouette, base = trooper_profile(obj.text)
+        if silhouette is None:
+            silhouette = silhouette_for_base(base)
+            if silhouette is None:
+                skipped.append(_skip(obj, f"a {base:g} mm base and no silhouette: give it `S1`..`S8`"))
+                continue
+            assumptions.append(f"'{obj.name}' ({obj.guid}): silhouette S{silhouette} assumed from its {base:g} mm base")
+        diameter = base if base is not None else SILHOUETTES[silhouette][0]
+        x, y = trooper.xy(table_in)
+        if not base_on_table((x * INCH, y * INCH), diameter / 2, table_in[0] * INCH, table_in[1] * INCH)[0]:
+            skipped.append(_skip(obj, f"its base is off the table (at {x:.2f}, {y:.2f} in)"))
+            continue
+        entry = trooper_entry(trooper, table_in, table_top, _unique_id(_slug(obj.name), obj.guid, taken),
+                              silhouette, base)
+        entries.append(entry)
+        report.append({"id": entry["id"], "guid": obj.guid, "name": obj.name,
+                       "position_mm": [round(v * INCH, 6) for v in entry["position"]],
+                       "z_mm": round(entry["z"] * INCH, 6),
+                       "z_from": "pivot" if trooper.low is None else "mesh",
+                       "silhouette": silhouette, "base_mm": diameter, "side": entry["side"],
+                       "facing_deg": entry["facing"]})
+    return entries, report, skipped, assumptions
+
+
+def write_tts_scene(output: Path, table_in: tuple[float, float], terrain: list[dict], troopers: list[dict],
+                    comment: str, overwrite: bool) -> None:
+    """The scene, in inches, written to `output`."""
+    scene = {
+        "lofkit": 1,
+        "units": "in",
+        "table": {"width": round(table_in[0], 9), "depth": round(table_in[1], 9)},
+        "terrain": terrain,
+        "troopers": troopers,
+    }
+    write_scene_file(scene, output, comment=comment, overwrite=overwrite)
 
 
 def import_tts(
@@ -370,66 +311,24 @@ def import_tts(
     of everything imported). Unresolved model URLs and unusable objects are reported, never guessed.
     """
     save, output = Path(save), Path(output)
-    if output.exists() and not overwrite:
-        raise LofkitError(f"{output}: the file already exists; choose another name or pass --force to replace it")
-    cache = Path(mesh_cache) if mesh_cache is not None else None
-    if cache is not None and not cache.is_dir():
-        raise LofkitError(f"--mesh-cache {cache}: not a folder; give TTS's Mods folder or its Models folder")
+    cache = check_settings(output, mesh_cache, overwrite)
     data = read_save(save)
     table_in = (table[0] / INCH, table[1] / INCH)
     troopers, pieces, unresolved, skipped = sort_objects(placed_objects(data["ObjectStates"]), cache)
     assumptions = []
     if table_top is None:
         table_top = min((c.bottom for c in troopers + pieces), default=0.0)
-        assumptions.append(f"table top at TTS height {table_top:g}: the lowest point of what was imported "
-                           "(give --table-top to change it)")
-
+        assumptions.append(Message("table top at TTS height {height:g}: the lowest point of what was imported (give "
+                                   "{table_top} to change it)", height=table_top))
     taken: set[str] = set()
-    scene_terrain, scene_troopers, terrain_report, trooper_report = [], [], [], []
-    for piece in pieces:
-        entry = terrain_entry(piece, table_in, table_top, output.parent.resolve(),
-                              _unique_id(_slug(piece.obj.name), piece.obj.guid, taken))
-        scene_terrain.append(entry)
-        terrain_report.append({"id": entry["id"], "guid": piece.obj.guid, "name": piece.obj.name,
-                               "mesh": str(piece.mesh), "position_mm": [round(v * INCH, 6) for v in entry["position"]],
-                               "rotation_deg": entry["rotation"],
-                               "scale": [piece.t["scaleX"], piece.t["scaleZ"], piece.t["scaleY"]]})
-    for trooper in troopers:
-        obj = trooper.obj
-        silhouette, base = trooper_profile(obj.text)
-        if silhouette is None:
-            silhouette = BASE_SILHOUETTE.get(int(round(base)))
-            if silhouette is None:
-                skipped.append(_skip(obj, f"a {base:g} mm base and no silhouette: give it `S1`..`S8`"))
-                continue
-            assumptions.append(f"'{obj.name}' ({obj.guid}): silhouette S{silhouette} assumed from its {base:g} mm base")
-        diameter = base if base is not None else SILHOUETTES[silhouette][0]
-        x, y = trooper.xy(table_in)
-        if not base_on_table((x * INCH, y * INCH), diameter / 2, *table)[0]:
-            skipped.append(_skip(obj, f"its base is off the table (at {x:.2f}, {y:.2f} in)"))
-            continue
-        entry = trooper_entry(trooper, table_in, table_top, _unique_id(_slug(obj.name), obj.guid, taken),
-                              silhouette, base)
-        scene_troopers.append(entry)
-        trooper_report.append({"id": entry["id"], "guid": obj.guid, "name": obj.name,
-                               "position_mm": [round(v * INCH, 6) for v in entry["position"]],
-                               "z_mm": round(entry["z"] * INCH, 6),
-                               "z_from": "pivot" if trooper.low is None else "mesh",
-                               "silhouette": silhouette, "base_mm": diameter, "side": entry["side"],
-                               "facing_deg": entry["facing"]})
-    assumptions.extend(_general_assumptions(trooper_report, terrain_report))
-    scene = {
-        "lofkit": 1,
-        "units": "in",
-        "table": {"width": round(table_in[0], 9), "depth": round(table_in[1], 9)},
-        "terrain": scene_terrain,
-        "troopers": scene_troopers,
-    }
+    terrain, terrain_report = terrain_entries(pieces, table_in, table_top, output.parent.resolve(), taken)
+    placed, trooper_report, not_placed, assumed = trooper_entries(troopers, table_in, table_top, taken)
+    assumptions += assumed + _general_assumptions(trooper_report, terrain_report)
     comment = (f"imported by `lofkit import-tts` from {save.name}: TTS units are inches, table centred on the "
                f"origin, table top at TTS height {table_top:g}")
-    write_scene_file(scene, output, comment=comment, overwrite=overwrite)
+    write_tts_scene(output, table_in, terrain, placed, comment, overwrite)
     return TtsImport(str(output), float(table_top), tuple(trooper_report), tuple(terrain_report), tuple(unresolved),
-                     tuple(skipped), tuple(assumptions))
+                     tuple(skipped + not_placed), tuple(assumptions))
 
 
 def _general_assumptions(troopers: list[dict], terrain: list[dict]) -> list[str]:

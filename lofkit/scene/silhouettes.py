@@ -24,6 +24,19 @@ PRONE_HEIGHT = 3.0
 MARKER_SILHOUETTE = 2
 """"Markers ... have a volume (default 25 mm base, S2 height unless given)."""
 
+BASE_SILHOUETTES: dict[float, int] = {25.0: 2, 40.0: 3, 55.0: 4, 70.0: 8}
+"""Base diameter (mm) -> the silhouette assumed for a trooper known only by its base: the lowest silhouette with
+that base, except S2 for 25 mm (S1 is rarely a trooper)."""
+
+
+def silhouette_for_base(diameter: float) -> int | None:
+    """The silhouette assumed for a base of `diameter` mm (to the nearest mm); None for a size no silhouette has.
+
+    >>> silhouette_for_base(40), silhouette_for_base(25.2), silhouette_for_base(32)
+    (3, 2, None)
+    """
+    return BASE_SILHOUETTES.get(round(diameter))
+
 
 def volume_size(
     silhouette: int | None,

@@ -20,29 +20,21 @@ import pyvista as pv  # noqa: E402
 
 from lofkit.errors import LofkitError  # noqa: E402
 from lofkit.rules.measure import ZOC_RADIUS  # noqa: E402
+from lofkit.scene.palette import KIND_COLOURS, KIND_OPACITY, NEUTRAL_COLOUR, TABLE_COLOUR, side_colour  # noqa: E402
 from lofkit.units import INCH  # noqa: E402
 
 VIEWS = ("top", "iso", "eye", "target")
 LAYERS = ("arcs", "zoc", "zones", "rays")
-SIDE_PALETTE = ("#1f5fd1", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf")
-NEUTRAL_COLOUR = "#e6c300"
-TABLE_COLOUR = "#d8d2bc"
 GRID_COLOUR = "#aaa48f"
 HIGHLIGHT_COLOUR = "#ff9f1c"
 SEEN_COLOUR = "#00c853"
 BLOCKED_COLOUR = "#ff1744"
-KIND_STYLE = {
-    "solid": ("#8a8f98", 1.0),
-    "zero_visibility": ("#333333", 0.55),
-    "low_visibility": ("#9fc5e8", 0.3),
-    "poor_visibility": ("#b4a7d6", 0.35),
-}
 
 
 def side_colours(world) -> dict[str, str]:
     """One colour per side, in order of first appearance in the scene."""
     sides = list(dict.fromkeys([z.side for z in world.scene.deployment_zones] + [s for s in world.troopers.sides if s]))
-    return {side: SIDE_PALETTE[i % len(SIDE_PALETTE)] for i, side in enumerate(sides)}
+    return {side: side_colour(i) for i, side in enumerate(sides)}
 
 
 def trooper_colour(world, i: int) -> str:
@@ -186,7 +178,7 @@ def _troopers(plotter: pv.Plotter, world, layers: set[str], hide: set[int], high
 
 def _terrain(plotter: pv.Plotter, world, highlight: set[str]) -> None:
     for piece in world.pieces:
-        colour, opacity = KIND_STYLE[piece.kind]
+        colour, opacity = KIND_COLOURS[piece.kind], KIND_OPACITY[piece.kind]
         if piece.id in highlight:
             colour = HIGHLIGHT_COLOUR
         plotter.add_mesh(_mesh(piece), color=colour, opacity=opacity, ambient=0.3, smooth_shading=False)

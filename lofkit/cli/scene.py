@@ -1,0 +1,77 @@
+"""Questions about a scene file: `validate`, `info`, `schema`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from lofkit.cli.common import BAD_INPUT, emit_json, err, json_option, load_world, out, scene_argument
+from lofkit.rules import queries
+from lofkit.rules.validation import validate_file
+from lofkit.scene.schema import scene_schema_json
+from lofkit.units import to_inches
+
+
+@click.command()
+@scene_argument
+@json_option
+def validate(scene: str, as_json: bool) -> None:
+    """Is SCENE well-formed? Lists every error and warning; exit status 2 when there are errors."""
+    result, _ = validate_file(scene)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        for problem in result.errors:
+            err.print(f"[bold red]error:[/] {scene}: {problem.where}: {problem.message}", highlight=False)
+        for problem in result.warnings:
+            err.print(f"[yellow]warning:[/] {scene}: {problem.where}: {problem.message}", highlight=False)
+        verdict = "[green]valid[/]" if result.ok else "[bold red]not valid[/]"
+        out.print(f"{scene}: {verdict} ({len(result.errors)} errors, {len(result.warnings)} warnings)", highlight=False)
+    if not result.ok:
+        sys.exit(BAD_INPUT)
+
+
+@click.command()
+@scene_argument
+@json_option
+def info(scene: str, as_json: bool) -> None:
+    """Summarise SCENE: table, deployment zones, terrain and troopers."""
+    result = queries.info(load_world(scene, quiet=as_json))
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    width, depth = result.table_mm
+    kinds = ", ".join(f"{n} {kind}" for kind, n in result.terrain_by_kind.items()) or "none"
+    out.print(f"[bold]{scene}[/]: table {to_inches(width):g}\" x {to_inches(depth):g}\" ({width:g} x {depth:g} mm)")
+    out.print(f"terrain: {sum(result.terrain_by_kind.values())} pieces ({kinds}), {result.triangles} triangles")
+    out.print(f"deployment zones: {', '.join(result.deployment_zones) or 'none'}")
+    table = Table(title=f"{len(result.troopers)} troopers", title_justify="left")
+    for column in ("id", "side", "volume mm", "x, y, z mm", "facing", "state"):
+        table.add_column(column, justify="right" if column == "facing" else "left", no_wrap=True)
+    for row in result.troopers:
+        table.add_row(
+            row.id,
+            row.side,
+            f"{row.silhouette} {row.base_mm:g} x {row.height_mm:g}",
+            ", ".join(f"{c:.0f}" for c in row.position),
+            f"{row.facing:.0f}°",
+            ", ".join(row.state),
+        )
+    out.print(table)
+
+
+@click.command()
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+def schema(output: str | None) -> None:
+    """Print the JSON Schema of the scene format."""
+    text = scene_schema_json()
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+
+
+COMMANDS: list[click.Command] = [validate, info, schema]
