@@ -28,7 +28,7 @@ from lofkit.sight.search import (
     sight_brute_force,
 )
 from tests.helpers import build_world, trooper
-from tests.test_lof_properties import SETTINGS, layouts, scene
+from tests.strategies import SETTINGS, layouts, scene
 
 
 def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
