@@ -5,7 +5,8 @@ import pytest
 
 from lofkit import World, load_scene
 from lofkit.rules.lof import check, matrix
-from lofkit.sight.search import sight, sight_brute_force
+from lofkit.sight.search import sight
+from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
 
 TABLE_WIDE = [0, 1219.2]

@@ -15,8 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lofkit.rules.lof import check, matrix
-from lofkit.sight.search import sight, sight_brute_force
+from lofkit.sight.search import sight
+from lofkit.testing import sight_brute_force
 from tests.strategies import SETTINGS, Layout, layouts, moves, scene
+
 
 def answers(world) -> dict:
     """(lof, sight, in_arc) for every ordered pair, by ids."""

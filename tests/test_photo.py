@@ -18,10 +18,10 @@ from lofkit.exchange.photo import (
     marker_squares,
     parse_corners,
     rectify,
-    synthetic_photo,
     table_corners,
     table_to_ortho,
 )
+from lofkit.testing import synthetic_photo
 from lofkit.units import INCH
 from tests.helpers import build_world, write_scene
 

@@ -25,8 +25,8 @@ from lofkit.sight.search import (
     _towards,
     screen,
     seen_pairs,
-    sight_brute_force,
 )
+from lofkit.testing import sight_brute_force
 from tests.helpers import build_world, trooper
 from tests.strategies import SETTINGS, layouts, scene
 
