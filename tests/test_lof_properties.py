@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +95,7 @@ def test_writing_the_scene_in_inches_changes_no_verdict(layout):
 # --- the fast search against the reference ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=15, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_fast_sight_equals_the_brute_force_reference(layout):
