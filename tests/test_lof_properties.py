@@ -70,6 +70,7 @@ def test_turning_the_scene_by_quarter_turns_and_moving_it_changes_no_verdict(lay
     assert answers(scene(layout)) == answers(scene(layout, quarter_turns, (dx, dy)))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, **SETTINGS)
 @given(layouts(), st.floats(0, 360), moves, moves)
 def test_turning_the_scene_by_any_angle_and_moving_it_changes_no_verdict(layout, angle, dx, dy):
