@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) of the LoF engine on random small scenes (RULES.md "Line of Fire").
+"""Property tests (hypothesis) of the LoF engine on random small scenes (docs/rules.md, "Line of Fire").
 
 The scenes come from `tests.strategies.layouts` (2-4 troopers on both sides of a band of terrain, partly hidden
 pairs common), placed on a 4000 x 4000 mm table by `tests.strategies.scene`, which can move and turn them.
