@@ -7,7 +7,7 @@ STAMP := $(VENV)/.lofkit-installed
 SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
-.PHONY: demo test setup system-deps models tables bench clean
+.PHONY: demo test test-fast setup system-deps models tables bench clean
 
 demo: setup
 	$(BIN)/lofkit validate examples/tables/table-a.yaml
@@ -23,6 +23,10 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# Everything but the tests marked slow (see pyproject.toml), for a quick check while working.
+test-fast: setup
+	$(BIN)/python -m pytest -m "not slow"
 
 setup: system-deps $(STAMP)
 

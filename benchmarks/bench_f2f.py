@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from lofkit.dice.distribution import f2f_distribution, f2f_distribution_enumerated
+from lofkit.dice.distribution import f2f_distribution
+from lofkit.testing import f2f_distribution_enumerated
 
 FAST_CASES = [(15, 6, 13, 6), (23, 6, 12, 6), (12, 3, 11, 1), (13, 4, 14, 2), (11, 1, 11, 1)]
 BRUTE_CASES = [(15, 2, 13, 2), (15, 3, 13, 2)]

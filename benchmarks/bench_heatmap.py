@@ -32,7 +32,7 @@ from lofkit.design.executors import open_executor
 from lofkit.geometry.volumes import base_volumes as cylinders
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
-from lofkit.sight.search import sight_brute_force
+from lofkit.testing import sight_brute_force
 
 TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"
 

@@ -32,7 +32,7 @@ from trimesh.ray.ray_triangle import RayMeshIntersector
 
 from lofkit import World, load_scene
 from lofkit.rules.lof import check, matrix
-from lofkit.sight.search import sight_brute_force
+from lofkit.testing import sight_brute_force
 
 TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"
 TARGET_RATIO = 15.0

@@ -207,6 +207,7 @@ def serial_heatmap():
     return heatmap(world_of(table(MIXED, depth=400)), "blue", SPREAD)
 
 
+@pytest.mark.slow
 def test_serial_and_process_pool_agree(serial_heatmap):
     seen = serial_heatmap.seen
     assert len(seen) == 24
@@ -231,6 +232,7 @@ def dask_scheduler():
         cluster.close()
 
 
+@pytest.mark.slow
 def test_dask_cluster_agrees_with_the_local_run(dask_scheduler, serial_heatmap, tmp_path, run_cli):
     with open_executor(f"dask://{dask_scheduler}") as client:
         remote = heatmap(world_of(table(MIXED, depth=400)), "blue", SPREAD, client)
@@ -390,6 +392,7 @@ def _png(path) -> tuple[int, int]:
         return image.size
 
 
+@pytest.mark.slow
 def test_cli_heatmap_json_counts_csv_and_picture(tmp_path, run_cli):
     scene = write_scene(tmp_path, table([TALL_WALL]))
     picture = tmp_path / "maps" / "blue.png"
@@ -411,6 +414,7 @@ def test_cli_heatmap_json_counts_csv_and_picture(tmp_path, run_cli):
     assert _png(d["picture"]) and picture.exists()
 
 
+@pytest.mark.slow
 def test_cli_heatmap_counts_option_and_readable_output(tmp_path, run_cli):
     scene = write_scene(tmp_path, table())
     result = run_cli("heatmap", scene, "--zone", "red", "-o", tmp_path / "h.png", "--counts", tmp_path / "c.npy",
@@ -420,6 +424,7 @@ def test_cli_heatmap_counts_option_and_readable_output(tmp_path, run_cli):
     assert (np.load(tmp_path / "c.npy") == VIEWERS).all() and (tmp_path / "c.csv").exists()
 
 
+@pytest.mark.slow
 def test_cli_analyze_and_compare(tmp_path, run_cli):
     walled = write_scene(tmp_path, table([TALL_WALL]), "walled.yaml")
     open_table = write_scene(tmp_path, table(), "open.yaml")
@@ -455,6 +460,7 @@ def test_cli_analyze_readable_table(tmp_path, run_cli):
     assert list((tmp_path / "cards").glob("*.png")) == []
 
 
+@pytest.mark.slow
 def test_cli_analyze_keeps_one_picture_per_layout_and_zone(tmp_path, run_cli):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -465,6 +471,7 @@ def test_cli_analyze_keeps_one_picture_per_layout_and_zone(tmp_path, run_cli):
     assert len(list((tmp_path / "cards").glob("*.png"))) == 4  # 2 layouts x 2 zones
 
 
+@pytest.mark.slow
 def test_cli_lanes_json(tmp_path, run_cli):
     scene = write_scene(tmp_path, table())
     result = run_cli("lanes", scene, "-o", tmp_path / "lanes.png", *CLI_OPTIONS, "--json")
@@ -520,6 +527,7 @@ def unreachable_dask_run(tmp_path_factory):
     run.communicate()
 
 
+@pytest.mark.slow
 def test_cli_unreachable_dask_scheduler_exits_2_instead_of_hanging(unreachable_dask_run):
     # the timeout only guards against a hang: the client gives up after its own 10 s
     stdout, stderr = unreachable_dask_run.communicate(timeout=60)
@@ -571,6 +579,7 @@ def test_max_range_and_lane_lengths_count_the_height_between_bases():
     assert np.isclose(both.lengths.max(), math.hypot(250, 250) - 25)
 
 
+@pytest.mark.slow
 def test_an_error_in_a_worker_process_reaches_the_user_as_bad_input(tmp_path):
     """A worker builds the World from the scene again: if a mesh file went missing meanwhile, the SceneError it
     raises crosses the process boundary intact (exit 2 in the CLI, not an internal error)."""
@@ -584,6 +593,7 @@ def test_an_error_in_a_worker_process_reaches_the_user_as_bad_input(tmp_path):
         heatmap(world, "red", OPTIONS, pool)
 
 
+@pytest.mark.slow
 def test_cli_compare_layouts_with_different_zones(tmp_path, run_cli):
     first = write_scene(tmp_path, table(), "a.yaml")
     second = write_scene(tmp_path, table(zones=("red",)), "b.yaml")

@@ -118,6 +118,7 @@ def test_unknown_trooper_id(tmp_path, run_cli):
     assert result.exit_code == 2 and "'zed'" in result.stderr and "known ids: a, b" in result.stderr
 
 
+@pytest.mark.slow
 def test_real_process_exit_status_and_no_traceback(tmp_path):
     path = write_scene(tmp_path, scene_data([trooper("a", 100, 100, silhouette=9)]))
     done = subprocess.run(

@@ -75,6 +75,7 @@ def test_warnings_go_to_stderr_and_keep_stdout_json(tmp_path, run_cli):
     assert "warning:" in plain.stderr
 
 
+@pytest.mark.slow
 def test_importing_lofkit_does_not_import_rendering():
     import subprocess
     import sys

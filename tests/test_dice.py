@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lofkit.dice.distribution import CRIT_RANK, f2f_distribution, f2f_distribution_enumerated, rank_counts
+from lofkit.dice.distribution import CRIT_RANK, f2f_distribution, rank_counts
 from lofkit.dice.parsing import RollSpec, parse_mods, parse_roll_spec
 from lofkit.dice.rolls import RollError, halve, resolve_f2f, resolve_roll, roll_odds, success_value
 from lofkit.errors import LofkitError
+from lofkit.testing import f2f_counts_by_resolving as brute_force_with_resolve_f2f
+from lofkit.testing import f2f_distribution_enumerated
 
 DETERMINISTIC = settings(derandomize=True, deadline=None, max_examples=150)
 
@@ -223,21 +223,6 @@ def test_f2f_only_one_side_keeps_successes_and_swapping_sides_swaps_results(sv1,
 
 
 # --- exact distributions --------------------------------------------------------------------------------------
-
-
-def brute_force_with_resolve_f2f(sv1, b1, sv2, b2):
-    """Every combination through `resolve_f2f`, one at a time (independent of both library methods)."""
-    tally = Counter()
-    for dice1 in itertools.product(range(1, 21), repeat=b1):
-        for dice2 in itertools.product(range(1, 21), repeat=b2):
-            r = resolve_f2f(sv1, dice1, sv2, dice2)
-            if any(r.survived1):
-                tally["p1", r.hits1, r.crits1] += 1
-            elif any(r.survived2):
-                tally["p2", r.hits2, r.crits2] += 1
-            else:
-                tally["none",] += 1
-    return dict(tally)
 
 
 SV_PAIRS = [(0, 0), (0, 12), (1, 20), (12, 11), (20, 21), (21, 25), (25, 25), (30, 1), (11, 23)]

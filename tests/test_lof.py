@@ -5,7 +5,8 @@ import pytest
 
 from lofkit import World, load_scene
 from lofkit.rules.lof import check, matrix
-from lofkit.sight.search import sight, sight_brute_force
+from lofkit.sight.search import sight
+from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
 
 TABLE_WIDE = [0, 1219.2]
@@ -247,6 +248,7 @@ def test_matrix_gives_every_ordered_pair_and_computes_sight_once_per_pair():
     assert all(by_pair[pair]["lof"] is lof for pair, lof in RULEBOOK.items())
 
 
+@pytest.mark.slow
 def test_fast_search_equals_the_brute_force_reference_on_constructed_scenes():
     world = build_world(
         [trooper("a", 600, 300), enemy("b", 600, 600), enemy("c", 450, 560), trooper("d", 700, 420, silhouette=5)],

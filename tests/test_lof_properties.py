@@ -1,199 +1,29 @@
-"""Property tests (hypothesis) of the LoF engine on random small scenes (RULES.md "Line of Fire").
+"""Property tests (hypothesis) of the LoF engine on random small scenes (docs/rules.md, "Line of Fire").
 
-A scene is drawn in a 600 x 600 mm square. 0-5 terrain pieces (boxes, walls, 1-6 mm slits between two walls,
-cylinders that are solid, Zero Visibility, or Low Visibility and so never block) stand in the band 130 < y < 470 mm
-across the middle, most of them near the line between two troopers on opposite sides of it, so that partly hidden
-pairs are common. 2-4 troopers (S1-S8, some prone, moving or engaged, half of them raised, any facing) stand in the
-strips y < 120 mm and y > 480 mm, each in its own slot: no two volumes overlap and no trooper stands inside scenery.
-The square is placed on a 4000 x 4000 mm table so that the whole scene can be moved and turned and stay on the table.
-
-Every test is derandomized, so CI sees the same scenes on every run.
+The scenes come from `tests.strategies.layouts` (2-4 troopers on both sides of a band of terrain, partly hidden
+pairs common), placed on a 4000 x 4000 mm table by `tests.strategies.scene`, which can move and turn them.
+The `ci` profile (tests/conftest.py, loaded by default) derandomizes every test, so CI sees the same scenes on every
+run; `--hypothesis-profile=random` explores new ones.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lofkit.rules.lof import check, matrix
-from lofkit.sight.search import sight, sight_brute_force
-from lofkit.units import INCH
-from tests.helpers import build_world
-
-SIDE = 600.0
-"""The scene square, mm."""
-CENTRE = (SIDE / 2, SIDE / 2)
-HOME = (2000.0, 2000.0)
-"""Where the square's centre stands on the table before any move."""
-TABLE = 4000.0
-SLOTS = (75.0, 225.0, 375.0, 525.0)
-"""Slot centres along x in each trooper strip; a base (radius <= 35 mm) moved by up to 35 mm stays in its slot."""
-
-
-@dataclass(frozen=True)
-class Piece:
-    kind: str  # box | wall | cylinder
-    id: str
-    points: tuple[tuple[float, float], ...]  # box/cylinder: (centre,); wall: (from, to)
-    size: tuple[float, ...]  # box: (w, d, h); wall: (thickness, h); cylinder: (diameter, h)
-    rotation: float = 0.0
-    visibility: str = "solid"
-
-
-@dataclass(frozen=True)
-class Soldier:
-    id: str
-    at: tuple[float, float]
-    z: float
-    facing: float
-    silhouette: int
-    side: str
-    state: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Layout:
-    troopers: tuple[Soldier, ...]
-    terrain: tuple[Piece, ...]
-
-
-# --- strategies ----------------------------------------------------------------------------------------------------
-
-height = st.floats(5, 120)
-band_x = st.floats(60, 540)
-
-
-@st.composite
-def spot(draw, lines, low: float, high: float, slack: float = 30) -> tuple[float, float]:
-    """A point in the band with low <= y <= high: anywhere, or (more often) within `slack` mm of the line between
-    two troopers on opposite sides of the band, so that pieces often hide troopers partly."""
-    y = draw(st.floats(low, high))
-    if not lines or draw(st.integers(0, 2)) == 0:
-        return draw(band_x), y
-    (xa, ya), (xb, yb) = draw(st.sampled_from(lines))
-    return xa + (xb - xa) * (y - ya) / (yb - ya) + draw(st.floats(-slack, slack)), y
-
-
-@st.composite
-def pieces(draw, index: int, lines) -> tuple[Piece, ...]:
-    """A box (up to 150 x 150 mm), a wall (2-12 mm thick), a cylinder (up to 150 mm across; solid, Zero or Low
-    Visibility), or a slit: two walls in line with a 1-6 mm gap between them, usually near a line between two
-    troopers (where the 3 x 3 mm rule's precision matters). 5-120 mm tall, wholly inside the band 130 < y < 470 mm."""
-    kind = draw(st.sampled_from(["box", "box", "wall", "wall", "cylinder", "slit"]))
-    name = f"{kind}{index}"
-    if kind == "slit":  # half-length <= 156 mm at most 30 degrees off the x axis
-        (x, y), turn, gap = draw(spot(lines, 220, 380, slack=4)), draw(st.floats(-30, 30)), draw(st.floats(1, 6))
-        ux, uy = math.cos(math.radians(turn)), math.sin(math.radians(turn))
-        size = (draw(st.floats(2, 12)), draw(height))
-        ends = (-gap / 2 - draw(st.floats(20, 150)), -gap / 2, gap / 2, gap / 2 + draw(st.floats(20, 150)))
-        (a, b, c, d) = ((x + t * ux, y + t * uy) for t in ends)
-        return Piece("wall", f"{name}a", (a, b), size), Piece("wall", f"{name}b", (c, d), size)
-    if kind == "box":  # half-diagonal <= 107 mm
-        size = (draw(st.floats(10, 150)), draw(st.floats(10, 150)), draw(height))
-        return (Piece(kind, name, (draw(spot(lines, 240, 360)),), size, draw(st.floats(0, 360))),)
-    if kind == "wall":  # half-length <= 150 mm at most 30 degrees off the x axis, or any two points of the band
-        if draw(st.booleans()):
-            (x, y), half, turn = draw(spot(lines, 220, 380)), draw(st.floats(5, 150)), draw(st.floats(-30, 30))
-            dx, dy = half * math.cos(math.radians(turn)), half * math.sin(math.radians(turn))
-            ends = ((x - dx, y - dy), (x + dx, y + dy))
-        else:
-            ends = ((draw(st.floats(0, 600)), draw(st.floats(140, 460))),
-                    (draw(st.floats(0, 600)), draw(st.floats(140, 460))))
-            if math.dist(*ends) < 5:
-                ends = (ends[0], (ends[0][0] + 50, ends[0][1]))
-        return (Piece(kind, name, ends, (draw(st.floats(2, 12)), draw(height))),)
-    visibility = draw(st.sampled_from(["solid", "solid", "zero_visibility", "low_visibility"]))
-    size = (draw(st.floats(10, 150)), draw(height))
-    return (Piece(kind, name, (draw(spot(lines, 210, 390)),), size, draw(st.floats(0, 360)), visibility),)
-
-
-@st.composite
-def soldiers(draw, index: int, slot: tuple[int, int], big: bool) -> Soldier:
-    """A trooper in its slot: S1-S8 (only S1/S2 standing when not `big`), a quarter of them prone, a sixth moving
-    (360 degree arc, blocks nothing), some engaged (360 degree arc, but never in base contact here), half of them
-    raised up to 80 mm (standing on nothing: elevation is data)."""
-    side_of_band, column = slot
-    y0 = 60.0 if side_of_band == 0 else 540.0  # base centres: y in [35, 85] or [515, 565]
-    at = (SLOTS[column] + draw(st.floats(-35, 35)), y0 + draw(st.floats(-25, 25)))
-    prone = draw(st.integers(0, 3)) == 0
-    state = ["prone"] if prone else []
-    if draw(st.integers(0, 5)) == 0:
-        state.append("moving")
-    elif draw(st.integers(0, 7)) == 0:
-        state.append("engaged")
-    silhouette = draw(st.integers(1, 8) if big or prone else st.integers(1, 2))
-    raised = draw(st.one_of(st.just(0.0), st.floats(0, 80)))
-    return Soldier(f"t{index}", at, raised, draw(st.floats(0, 360)), silhouette,
-                   draw(st.sampled_from(["blue", "red"])), tuple(state))
-
-
-@st.composite
-def layouts(draw, max_troopers: int = 4, max_pieces: int = 5, big: bool = True) -> Layout:
-    count = draw(st.integers(2, max_troopers))
-    slots = draw(st.permutations([(s, c) for s in (0, 1) for c in range(4)]))[:count]
-    troopers = tuple(draw(soldiers(i, slot, big)) for i, slot in enumerate(slots))
-    near = [t.at for t in troopers if t.at[1] < SIDE / 2]
-    far = [t.at for t in troopers if t.at[1] > SIDE / 2]
-    lines = [(a, b) for a in near for b in far]
-    terrain = tuple(p for i in range(draw(st.integers(0, max_pieces))) for p in draw(pieces(i, lines)))
-    return Layout(troopers, terrain)
-
-
-# --- scenes ----------------------------------------------------------------------------------------------------------
-
-
-def _turn(point, quarter_turns: int, angle: float | None):
-    """`point` (in the scene square) turned about the square's centre: by `angle` degrees, or exactly by quarter
-    turns (no trigonometry, so the turned coordinates are exact up to the move's rounding)."""
-    x, y = point[0] - CENTRE[0], point[1] - CENTRE[1]
-    if angle is not None:
-        c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        return c * x - s * y, s * x + c * y
-    for _ in range(quarter_turns % 4):
-        x, y = -y, x
-    return x, y
-
-
-def scene(layout: Layout, quarter_turns: int = 0, shift=(0.0, 0.0), angle: float | None = None, units: str = "mm"):
-    """The layout on the table, turned about its centre (quarter turns, or `angle` degrees), moved by `shift`, and
-    written in `units` ("mm" or "in": every length divided by 25.4)."""
-    turn = angle if angle is not None else 90.0 * quarter_turns
-    scale = INCH if units == "in" else 1.0
-
-    def place(point):
-        x, y = _turn(point, quarter_turns, angle)
-        return [(HOME[0] + shift[0] + x) / scale, (HOME[1] + shift[1] + y) / scale]
-
-    troopers = [
-        {"id": t.id, "side": t.side, "silhouette": t.silhouette, "position": place(t.at), "z": t.z / scale,
-         "facing": t.facing + turn, "state": list(t.state)}
-        for t in layout.troopers
-    ]
-    terrain = []
-    for p in layout.terrain:
-        if p.kind == "wall":
-            w = {"from": place(p.points[0]), "to": place(p.points[1]), "thickness": p.size[0] / scale,
-                 "height": p.size[1] / scale}
-            terrain.append({"id": p.id, "wall": w})
-            continue
-        shape = ({"box": {"size": [s / scale for s in p.size]}} if p.kind == "box"
-                 else {"cylinder": {"diameter": p.size[0] / scale, "height": p.size[1] / scale}})
-        terrain.append({"id": p.id, **shape, "position": place(p.points[0]), "rotation": p.rotation + turn,
-                        "kind": p.visibility})
-    table = {"width": TABLE / scale, "depth": TABLE / scale}
-    return build_world(troopers, terrain, table=table, units=units)
+from lofkit.sight.search import sight
+from lofkit.testing import sight_brute_force
+from tests.strategies import SETTINGS, Layout, layouts, moves, scene
 
 
 def answers(world) -> dict:
     """(lof, sight, in_arc) for every ordered pair, by ids."""
     return {(v.shooter, v.target): (v.lof, v.sight, v.in_arc) for v in matrix(world).verdicts}
-
-
-SETTINGS = {"deadline": None, "derandomize": True, "suppress_health_check": [HealthCheck.too_slow]}
 
 
 # --- LoF 4 and LoF 1 --------------------------------------------------------------------------------------------------
@@ -227,7 +57,7 @@ def test_sight_is_mutual_and_lof_needs_sight_and_arc(layout):
 
 
 @settings(max_examples=30, **SETTINGS)
-@given(layouts(), st.integers(1, 3), st.floats(-1400, 1400), st.floats(-1400, 1400))
+@given(layouts(), st.integers(1, 3), moves, moves)
 def test_turning_the_scene_by_quarter_turns_and_moving_it_changes_no_verdict(layout, quarter_turns, dx, dy):
     """Invariance (RULES.md LoF 1-4 are stated in the troopers' own frames): turning the whole scene (troopers,
     facings, terrain with its `rotation`) about z by a multiple of 90 degrees and moving it anywhere on the table
@@ -240,8 +70,9 @@ def test_turning_the_scene_by_quarter_turns_and_moving_it_changes_no_verdict(lay
     assert answers(scene(layout)) == answers(scene(layout, quarter_turns, (dx, dy)))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, **SETTINGS)
-@given(layouts(), st.floats(0, 360), st.floats(-1400, 1400), st.floats(-1400, 1400))
+@given(layouts(), st.floats(0, 360), moves, moves)
 def test_turning_the_scene_by_any_angle_and_moving_it_changes_no_verdict(layout, angle, dx, dy):
     """Invariance under any rotation about z: as the quarter-turn test, with cos/sin rounding (about 1e-13 mm at
     these coordinates) added to the move's. Arbitrary angles are kept because they are no less exact than the
@@ -265,6 +96,7 @@ def test_writing_the_scene_in_inches_changes_no_verdict(layout):
 # --- the fast search against the reference ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=15, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_fast_sight_equals_the_brute_force_reference(layout):

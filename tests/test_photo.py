@@ -12,7 +12,6 @@ from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
 from lofkit.exchange.photo_bases import find_bases
-from lofkit.exchange.photo_synthetic import synthetic_photo
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -22,6 +21,7 @@ from lofkit.exchange.photo_table import (
     table_corners,
     table_to_ortho,
 )
+from lofkit.testing import synthetic_photo
 from lofkit.units import INCH
 from tests.helpers import build_world, write_scene
 
@@ -303,6 +303,7 @@ def test_a_missing_or_broken_table_image_is_an_error(tmp_path, run_cli):
         scene_from_data({"lofkit": 1, "table": {"image": ""}})
 
 
+@pytest.mark.slow
 def test_top_view_shows_the_table_image_in_place(tmp_path):
     from lofkit.viz.render import render, top_view_pixel
 
@@ -323,6 +324,7 @@ def test_top_view_shows_the_table_image_in_place(tmp_path):
             assert np.abs(picture[round(py), round(px)] - colours[row, col]).max() <= 6, (row, col)
 
 
+@pytest.mark.slow
 def test_the_walkthrough_example_runs(tmp_path):
     import subprocess
     import sys

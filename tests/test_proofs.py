@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 import trimesh
 from hypothesis import given, settings
 from scipy.spatial import Delaunay
@@ -21,9 +22,9 @@ from lofkit.ray.numpy import NumpyRays
 from lofkit.sight.glimpse import seen_pairs
 from lofkit.sight.rows import EyeRows as _Rows, eye_rows as _eye_rows, hidden_eye_tiles as _hidden_tiles
 from lofkit.sight.screen import in_patches as _in_patches, screen
-from lofkit.sight.search import sight_brute_force
+from lofkit.testing import sight_brute_force
 from tests.helpers import build_world, trooper
-from tests.test_lof_properties import SETTINGS, layouts, scene
+from tests.strategies import SETTINGS, layouts, scene
 
 
 def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
@@ -71,6 +72,7 @@ def _check_screen(world, rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
     return hidden, blocked_coarse
 
 
+@pytest.mark.slow
 def test_a_wall_blinds_the_eyes_behind_it_but_not_those_looking_over_it():
     """A 60 mm wall between two S5 troopers (45 mm): every eye is blind; at 30 mm, the eyes above it are not."""
     for height, all_blind in ((60.0, True), (30.0, False)):
@@ -85,6 +87,7 @@ def test_a_wall_blinds_the_eyes_behind_it_but_not_those_looking_over_it():
             assert blocked_coarse[~hidden].any() and not blocked_coarse[~hidden].all()
 
 
+@pytest.mark.slow
 @settings(max_examples=8, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_what_the_screen_proves_is_blocked(layout):
@@ -117,6 +120,7 @@ def test_a_wall_hides_whole_tiles_of_eyes_but_not_those_looking_over_it():
         assert eyes[~hidden, 2].min(initial=np.inf) > 14  # tiles of eyes up to 12.5 mm high are all hidden
 
 
+@pytest.mark.slow
 @settings(max_examples=8, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_eyes_of_hidden_tiles_see_no_lattice_point(layout):
@@ -136,6 +140,7 @@ def test_eyes_of_hidden_tiles_see_no_lattice_point(layout):
             assert _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1)).all()
 
 
+@pytest.mark.slow
 def test_the_templates_hull_holds_every_template_its_eyes_look_at():
     """Eyes around a target (up to a quarter turn apart, some far, some at base contact): the corners of each
     eye's template lie in the hull `templates_hull` gives their tile; eyes around it by more get none."""
@@ -198,6 +203,7 @@ def test_a_pair_proof_holds_for_every_segment_between_the_volumes(layout):
         assert blocked(world, Segments.between(starts, ends), np.zeros((400, 0), dtype=int)).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=10, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_seen_pairs_equals_the_brute_force_reference(layout):

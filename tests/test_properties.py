@@ -9,23 +9,35 @@ from hypothesis import strategies as st
 
 from lofkit import base_distance, in_arc, in_zoc
 from lofkit.rules.measure import ZOC_RADIUS
+from lofkit.scene.silhouettes import SILHOUETTES
 from tests.helpers import build_world, trooper
 
 TABLE = {"width": 4000, "depth": 4000}
-coordinate = st.floats(1000, 1600, allow_nan=False)
+CENTRE = 2000.0
+"""The scene turns about the table's centre, (CENTRE, CENTRE)."""
+SPREAD = 300.0
+"""Base centres are drawn within SPREAD mm of the centre along x and y."""
+LARGEST_RADIUS = max(base for base, _ in SILHOUETTES.values()) / 2
+MAX_SHIFT = CENTRE - math.hypot(SPREAD, SPREAD) - LARGEST_RADIUS - 1.0
+"""How far the turned scene may move along x and y and keep every base on the table: a base centre within SPREAD of
+the centre along both axes is within SPREAD * sqrt(2) of it after any turn, its base reaches LARGEST_RADIUS further,
+and the edges are CENTRE away (2000 - 424.3 - 35 - 1 mm to spare for rounding = 1539.7 mm)."""
+
+coordinate = st.floats(CENTRE - SPREAD, CENTRE + SPREAD, allow_nan=False)
 placement = st.tuples(coordinate, coordinate, st.floats(0, 250), st.floats(0, 360), st.integers(1, 8))
 placements = st.lists(placement, min_size=2, max_size=6)
+shifts = st.floats(-MAX_SHIFT, MAX_SHIFT)
 
 
 def _world(items, shift=(0.0, 0.0), turn=0.0, units="mm"):
-    """The same troopers, the whole scene rotated by `turn` degrees about (1300, 1300) and moved by `shift`."""
+    """The same troopers, the whole scene rotated by `turn` degrees about the table's centre and moved by `shift`."""
     angle = math.radians(turn)
     cos, sin = math.cos(angle), math.sin(angle)
     scale = 25.4 if units == "in" else 1.0
     troopers = []
     for i, (x, y, z, facing, silhouette) in enumerate(items):
-        dx, dy = x - 1300, y - 1300
-        rx, ry = 1300 + cos * dx - sin * dy + shift[0], 1300 + sin * dx + cos * dy + shift[1]
+        dx, dy = x - CENTRE, y - CENTRE
+        rx, ry = CENTRE + cos * dx - sin * dy + shift[0], CENTRE + sin * dx + cos * dy + shift[1]
         troopers.append(trooper(f"t{i}", rx / scale, ry / scale, z=z / scale, facing=facing + turn,
                                 silhouette=silhouette))
     table = {key: value / scale for key, value in TABLE.items()}
@@ -58,7 +70,7 @@ def test_distance_is_symmetric(items):
 
 
 @settings(max_examples=40, deadline=None)
-@given(placements, st.floats(-900, 900), st.floats(-900, 900), st.floats(0, 360))
+@given(placements, shifts, shifts, st.floats(0, 360))
 def test_moving_and_turning_the_whole_scene_changes_nothing(items, dx, dy, turn):
     d0, zoc0, arc0, edge = _answers(_world(items))
     d1, zoc1, arc1, _ = _answers(_world(items, (dx, dy), turn))

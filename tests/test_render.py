@@ -42,11 +42,13 @@ def _ruling(world, shooter, target):
     return Overlay(verdict=check(world, shooter, target), segments=sample_segments(world, shooter, target))
 
 
+@pytest.mark.slow
 def test_png_has_the_asked_size(rulebook, tmp_path):
     path = render(rulebook, tmp_path / "iso.png", view="iso", size=(320, 200))
     assert Image.open(path).size == (320, 200)
 
 
+@pytest.mark.slow
 def test_eye_view_of_a_yes_pair_shows_the_target_at_the_centre(rulebook, tmp_path):
     red = side_colours(rulebook)["nomads"]
     path = render(rulebook, tmp_path / "eye.png", view="eye", size=(400, 300), shooter="fusilier", target="iguana",
@@ -54,6 +56,7 @@ def test_eye_view_of_a_yes_pair_shows_the_target_at_the_centre(rulebook, tmp_pat
     assert share_of_colour(path, red, (170, 120, 230, 180)) > 0.3
 
 
+@pytest.mark.slow
 def test_eye_view_of_a_no_pair_behind_a_wall_does_not(tmp_path):
     wall = {"id": "wall", "wall": {"from": [300, 450], "to": [900, 450], "thickness": 10, "height": 100}}
     world = build_world([trooper("a", 600, 300), trooper("b", 600, 600, side="red", facing=270)], [wall])
@@ -63,6 +66,7 @@ def test_eye_view_of_a_no_pair_behind_a_wall_does_not(tmp_path):
     assert share_of_colour(path, side_colours(world)["red"], (170, 120, 230, 180)) < 0.02
 
 
+@pytest.mark.slow
 def test_target_view_looks_back_at_the_shooter(rulebook, tmp_path):
     blue = side_colours(rulebook)["panoceania"]
     path = render(rulebook, tmp_path / "back.png", view="target", size=(400, 300), shooter="fusilier",
@@ -70,6 +74,7 @@ def test_target_view_looks_back_at_the_shooter(rulebook, tmp_path):
     assert share_of_colour(path, blue, (185, 135, 215, 165)) > 0.3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("x", "y"), [(150, 200), (1000, 1050), (610, 600)])
 def test_top_view_puts_a_trooper_where_its_position_maps(tmp_path, x, y):
     world = build_world([trooper("t", x, y, silhouette=5)])
@@ -85,6 +90,7 @@ def test_top_view_puts_a_trooper_where_its_position_maps(tmp_path, x, y):
         assert share_of_colour(path, colour, (*probe, probe[0] + 1, probe[1] + 1)) == 0
 
 
+@pytest.mark.slow
 def test_report_page_opens_in_headless_chromium(rulebook, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -119,6 +125,7 @@ def test_report_never_writes_into_a_folder_of_other_files(rulebook, tmp_path, ru
     assert (tmp_path / "notes.txt").read_text() == "mine" and not (tmp_path / "index.html").exists()
 
 
+@pytest.mark.slow
 def test_render_command(tmp_path, run_cli):
     out = tmp_path / "new" / "folder" / "eye.png"
     result = run_cli("render", RULEBOOK, "-o", out, "--view", "eye", "--shooter", "fusilier", "--target", "iguana",
@@ -133,6 +140,7 @@ EXAMPLE_SCRIPTS = sorted(str(p.relative_to(REPO)) for folder in ("pictures", "ru
                          for p in (REPO / "examples" / folder).glob("*.py"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", EXAMPLE_SCRIPTS)
 def test_example_picture_scripts_run(tmp_path, script):
     import subprocess

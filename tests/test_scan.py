@@ -176,6 +176,7 @@ def test_refuses_a_folder_holding_other_files(scan_glb, tmp_path, run_cli):
     assert bad_table.exit_code == 2 and "give units" in bad_table.stderr
 
 
+@pytest.mark.slow
 def test_the_walkthrough_example_runs(tmp_path):
     import subprocess
     import sys

@@ -227,6 +227,7 @@ def test_a_trooper_with_a_cached_mesh_stands_on_its_lowest_point(tts_files, run_
     assert any(a.startswith("line-s2: no cached mesh") for a in report["assumptions"])
 
 
+@pytest.mark.slow
 def test_the_walkthrough_example_runs(tmp_path):
     import subprocess
     import sys

@@ -5,7 +5,7 @@ any critical. Then "each success cancels every opposing success with a lower res
 non-critical; crit vs crit and ties cancel" reads: a success survives exactly when its rank is above the opponent's
 best rank. So the exact distribution only needs, per side, how many combinations have each best rank, and how many
 put h dice in the non-critical band above a rank and c dice on a critical: sums over the 21 ranks, never over dice
-combinations. `f2f_distribution_enumerated` counts the slow way, as a reference.
+combinations. `lofkit.testing.f2f_distribution_enumerated` counts the slow way, as a reference.
 
 >>> d = f2f_distribution(12, 1, 12, 1)
 >>> d.total, d.none
@@ -20,9 +20,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 
-from lofkit.dice.rolls import DIE_FACES, RollError, RollResult, cancels, resolve_roll
+from lofkit.dice.rolls import DIE_FACES, RollError, RollResult, resolve_roll
 
 CRIT_RANK = 20
 """Rank of any critical: above every non-critical result (1..19), equal to every other critical."""
@@ -125,11 +124,11 @@ def _kept_counts(counts: Sequence[int], burst: int, opponent_best: Sequence[int]
     return kept
 
 
-def _outcomes(kept: Counter, total: int) -> tuple[Outcome, ...]:
+def outcomes_from_counts(kept: Counter, total: int) -> tuple[Outcome, ...]:
     return tuple(Outcome(h, c, n, n / total) for (h, c), n in sorted(kept.items()) if n)
 
 
-def _check_burst(burst: int) -> int:
+def checked_burst(burst: int) -> int:
     if isinstance(burst, bool) or not isinstance(burst, int) or burst < 0:
         raise RollError(f"a burst is a whole number of dice, 0 or more, got {burst!r}")
     return burst
@@ -146,7 +145,7 @@ def f2f_distribution(sv1: int, burst1: int, sv2: int, burst2: int) -> F2FDistrib
     >>> [(o.hits, o.crits, o.count) for o in f2f_distribution(12, 1, 0, 0).p1]
     [(0, 1, 1), (1, 0, 11)]
     """
-    burst1, burst2 = _check_burst(burst1), _check_burst(burst2)
+    burst1, burst2 = checked_burst(burst1), checked_burst(burst2)
     counts1, counts2 = rank_counts(sv1), rank_counts(sv2)
     best1 = _best_counts(_at_most(counts1), burst1)
     best2 = _best_counts(_at_most(counts2), burst2)
@@ -157,70 +156,7 @@ def f2f_distribution(sv1: int, burst1: int, sv2: int, burst2: int) -> F2FDistrib
         int(sv2),
         burst2,
         total,
-        _outcomes(_kept_counts(counts1, burst1, best2), total),
-        _outcomes(_kept_counts(counts2, burst2, best1), total),
+        outcomes_from_counts(_kept_counts(counts1, burst1, best2), total),
+        outcomes_from_counts(_kept_counts(counts2, burst2, best1), total),
         sum(a * b for a, b in zip(best1, best2)),
-    )
-
-
-def _cancelled(beaten: np.ndarray, mine: np.ndarray, theirs: np.ndarray, total: int) -> list[np.ndarray]:
-    """Per die of one side, per combination: whether any opposing die cancels it (`beaten[my face, their face]`)."""
-    out = []
-    for i in mine:
-        cancelled = np.zeros(total, dtype=bool)
-        for j in theirs:
-            cancelled |= beaten[i, j]
-        out.append(cancelled)
-    return out
-
-
-def _kept_by_die(
-    idx: np.ndarray, success: np.ndarray, critical: np.ndarray, cancelled: np.ndarray, burst: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per combination: surviving non-critical and critical dice of one side."""
-    hits = np.zeros(idx.shape[1], dtype=np.int64)
-    crits = np.zeros(idx.shape[1], dtype=np.int64)
-    for k in range(burst):
-        kept = success[idx[k]] & ~cancelled[k]
-        crits += kept & critical[idx[k]]
-        hits += kept & ~critical[idx[k]]
-    return hits, crits
-
-
-def _tally(hits: np.ndarray, crits: np.ndarray, rows: np.ndarray, burst: int) -> Counter:
-    keys = np.bincount(hits[rows] * (burst + 1) + crits[rows], minlength=(burst + 1) ** 2)
-    return Counter({divmod(k, burst + 1): int(n) for k, n in enumerate(keys) if n})
-
-
-def f2f_distribution_enumerated(sv1: int, burst1: int, sv2: int, burst2: int) -> F2FDistribution:
-    """The same distribution by resolving every one of the 20^(B1+B2) combinations with the face-to-face rule.
-
-    A slow reference for tests and benchmarks: numpy arrays of all combinations (one row each, 3.2 million for
-    3 vs 2), each die checked against every opposing die with `cancels`. A row where both sides kept dice (the
-    rules say it cannot happen) would be counted in both `p1` and `p2`, so the counts would overshoot `total`.
-    """
-    burst1, burst2 = _check_burst(burst1), _check_burst(burst2)
-    faces1 = [resolve_roll(sv1, d) for d in DIE_FACES]
-    faces2 = [resolve_roll(sv2, d) for d in DIE_FACES]
-    beaten1 = np.array([[cancels(y, x) for y in faces2] for x in faces1])  # [face1, face2]: face2 cancels face1
-    beaten2 = np.array([[cancels(x, y) for x in faces1] for y in faces2])  # [face2, face1]: face1 cancels face2
-    total = 20 ** (burst1 + burst2)
-    grid = np.indices((20,) * (burst1 + burst2), dtype=np.int8).reshape(burst1 + burst2, total)
-    idx1, idx2 = grid[:burst1], grid[burst1:]
-    cancelled1 = _cancelled(beaten1, idx1, idx2, total)
-    cancelled2 = _cancelled(beaten2, idx2, idx1, total)
-    arrays1 = [np.array([getattr(r, a) for r in faces1]) for a in ("success", "critical")]
-    arrays2 = [np.array([getattr(r, a) for r in faces2]) for a in ("success", "critical")]
-    hits1, crits1 = _kept_by_die(idx1, *arrays1, cancelled1, burst1)
-    hits2, crits2 = _kept_by_die(idx2, *arrays2, cancelled2, burst2)
-    any1, any2 = hits1 + crits1 > 0, hits2 + crits2 > 0
-    return F2FDistribution(
-        int(sv1),
-        burst1,
-        int(sv2),
-        burst2,
-        total,
-        _outcomes(_tally(hits1, crits1, any1, burst1), total),
-        _outcomes(_tally(hits2, crits2, any2, burst2), total),
-        int(np.count_nonzero(~any1 & ~any2)),
     )

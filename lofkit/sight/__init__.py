@@ -7,7 +7,7 @@
 - `screen`: what an eye provably cannot see, before any segment is cast;
 - `learning`: the convex parts each pair remembers as candidates for its proofs;
 - `casting`: casting the search's segments (terrain, smoke, troopers in the corridor);
-- `search`: the search for a witness, coarse to fine (`sight`, `sight_brute_force`);
+- `search`: the search for a witness, coarse to fine (`sight`);
 - `evidence`: what a verdict shows (`Witness`, `Sight`, the blockers of a NO);
 - `glimpse`: yes-or-no sight for analyses (`seen_pairs`, and the quick `glimpse`).
 """

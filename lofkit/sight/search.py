@@ -11,7 +11,7 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    sampled points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
    first, until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
    fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
-   block, which `sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block segments that
+   block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block segments that
    start inside them (see `obstruction.blocked`).
 Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
 that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made
@@ -37,7 +37,6 @@ from lofkit.sight.lattice import (
     clear_blocks,
     dense_eyes,
     headings,
-    key_eyes,
     lead_eye,
     other_key_eyes,
     template_axis,
@@ -47,7 +46,7 @@ from lofkit.sight.obstruction import hiding_blocker, hiding_parts
 from lofkit.sight.rows import EyeRows, Views, eye_rows
 from lofkit.sight.screen import in_patches, screen
 
-__all__ = ["Progress", "PairSearch", "run_search", "sight", "sight_brute_force"]
+__all__ = ["Progress", "PairSearch", "run_search", "sight"]
 
 BATCH_POINTS = 8_000_000
 """Lattice points held at once (rows x lattice size) in a pass."""
@@ -215,7 +214,7 @@ class PairSearch:
         return np.sort(picked[order[rank < ROWS_PER_PAIR]])
 
 
-def _unordered(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+def unordered_pairs(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     return np.unique(np.sort(pairs, axis=1), axis=0)
 
@@ -258,20 +257,6 @@ def sight(
 ) -> dict:
     """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}; `evidence=False`
     skips counting the blockers of hidden pairs (callers that only need yes or no)."""
-    pairs = _unordered(pairs)
+    pairs = unordered_pairs(pairs)
     search, proofs = run_search(world, pairs, progress)
     return sight_results(world, search.findings.found, pairs, proofs, evidence)
-
-
-def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict:
-    """The reference search: every eye (key and dense) both ways against every lattice block, no shortcuts but
-    stopping a pair at its first witness."""
-    pairs = _unordered(pairs)
-    search = PairSearch(world, pairs)
-    every = np.arange(len(pairs))
-    for pattern in (key_eyes, dense_eyes):
-        for forward in (True, False):
-            open_ids = search.findings.open_pairs(every)
-            if len(open_ids):
-                search.look(eye_rows(world, pairs, open_ids, forward, pattern), exhaustive_fine=True)
-    return sight_results(world, search.findings.found, pairs, {})
