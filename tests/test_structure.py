@@ -151,9 +151,9 @@ def test_the_import_graph_is_read():
     """A guard for the tests below: the graph holds every module and some known edges."""
     graph = _imports(top_level_only=True)
     assert {"lofkit", "lofkit.units", "lofkit.geometry.world", "lofkit.cli"} <= set(graph)
-    assert "lofkit.ray.backends" in graph["lofkit.geometry.world"]
-    assert "lofkit.viz.render" not in graph["lofkit.cli.commands"]  # imported inside a function only
-    assert "lofkit.viz.render" in _imports(top_level_only=False)["lofkit.cli.commands"]
+    assert "lofkit.ray" in graph["lofkit.geometry.world"]
+    assert "lofkit.viz.render" not in graph["lofkit.cli.pictures"]  # imported inside a function only
+    assert "lofkit.viz.render" in _imports(top_level_only=False)["lofkit.cli.pictures"]
 
 
 def test_at_most_eight_modules_directly_under_lofkit():
@@ -162,7 +162,6 @@ def test_at_most_eight_modules_directly_under_lofkit():
                                               "the subpackage of their layer"
 
 
-@pytest.mark.xfail(strict=False, reason="until the splits land")
 def test_no_module_is_longer_than_450_lines():
     lengths = {module: len(path.read_text(encoding="utf-8").splitlines()) for module, path in _modules().items()}
     long = {module: n for module, n in sorted(lengths.items()) if n > MAX_LINES}
