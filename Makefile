@@ -7,7 +7,7 @@ STAMP := $(VENV)/.lofkit-installed
 SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
-.PHONY: demo test test-fast setup system-deps models tables bench clean
+.PHONY: demo test test-fast lint setup system-deps models tables bench clean
 
 demo: setup
 	$(BIN)/lofkit validate examples/tables/table-a.yaml
@@ -27,6 +27,9 @@ test: setup
 # Everything but the tests marked slow (see pyproject.toml), for a quick check while working.
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow"
+
+lint: setup
+	$(BIN)/ruff check lofkit tests benchmarks examples terrain_models
 
 setup: system-deps $(STAMP)
 

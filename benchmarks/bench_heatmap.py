@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from lofkit import World, load_scene
-from lofkit.design.scorecard import heatmap
 from lofkit.design.executors import open_executor
-from lofkit.geometry.volumes import base_volumes as cylinders
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
+from lofkit.design.scorecard import heatmap
+from lofkit.geometry.volumes import base_volumes as cylinders
 from lofkit.testing import sight_brute_force
 
 TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"

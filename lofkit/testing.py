@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,11 +27,11 @@ from lofkit.sight.rows import eye_rows
 from lofkit.sight.search import PairSearch, unordered_pairs
 
 __all__ = [
-    "SyntheticPhoto",
+    "SyntheticPhoto",  # noqa: F822 (imported on first use, see __getattr__)
     "f2f_counts_by_resolving",
     "f2f_distribution_enumerated",
     "sight_brute_force",
-    "synthetic_photo",
+    "synthetic_photo",  # noqa: F822
 ]
 
 _NEEDS_OPENCV = {"SyntheticPhoto", "synthetic_photo"}

@@ -1,6 +1,6 @@
 """Lengths and angles: every length becomes float64 millimetres.
 
-Rule (RULES.md, Units and frames): "Every length in a scene file may be a number (in the scene's `units`,
+Rule (docs/rules.md, Units and frames): "Every length in a scene file may be a number (in the scene's `units`,
 default `mm`) or a string with a unit: `"8in"`, `"8\\""`, `"25mm"`, `"2.5cm"`." 1 inch = 25.4 mm exactly.
 """
 
@@ -13,7 +13,7 @@ INCH = 25.4
 """Millimetres per inch, exactly."""
 
 EPS = 1e-6
-"""Tolerance for comparing lengths (mm) and angles (degrees); RULES.md: never `==` on floats."""
+"""Tolerance for comparing lengths (mm) and angles (degrees); docs/rules.md: never `==` on floats."""
 
 MM_PER_UNIT = {"mm": 1.0, "cm": 10.0, "in": INCH, '"': INCH, "m": 1000.0}
 SCENE_UNITS = ("mm", "cm", "in")

@@ -20,10 +20,10 @@ import pytest
 from PIL import Image
 
 from lofkit import LofkitError, World, scene_from_data
-from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
 from lofkit.design.executors import open_executor
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import cell_centres, place, zone_points
+from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
 from lofkit.rules.lof import check
 from tests.helpers import scene_data, write_scene
 
@@ -566,7 +566,7 @@ def test_a_zone_where_no_viewer_fits_is_bad_input():
 
 
 def test_max_range_and_lane_lengths_count_the_height_between_bases():
-    """RULES.md (Distances): a probe on a 150 mm tower whose base is 125 mm from the viewer's, horizontally, is
+    """docs/rules.md (Distances): a probe on a 150 mm tower whose base is 125 mm from the viewer's, horizontally, is
     sqrt(125^2 + 150^2) = 195.3 mm away, so a 130 mm range leaves it out (by hand, viewer at x = 25, probe at 175)."""
     data = table([box("tower", (175, 175), (50, 50, 150))])
     world = world_of(data)

@@ -1,4 +1,4 @@
-"""RULES.md "Zone of Control and ARO": who may react to an active trooper standing still or moving."""
+"""docs/rules.md "Zone of Control and ARO": who may react to an active trooper standing still or moving."""
 
 import json
 

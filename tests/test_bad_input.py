@@ -1,4 +1,4 @@
-"""SCENE_FORMAT.md "Rules for bad input": every problem names the file and the place, exit status 2, no traceback."""
+"""README "Scene files" (errors): every problem names the file and the place, exit status 2, no traceback."""
 
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""RULES.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as the
+"""docs/rules.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as the
 base, and the volume intersects no scenery". One test, `geometry.support.base_fit`, used by deployment, dispersion
 and the analyses' `place`."""
 

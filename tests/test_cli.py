@@ -1,4 +1,4 @@
-"""CLI.md: validate, info, distance, zoc, schema; `--json` prints exactly the result's `to_dict()`."""
+"""README: validate, info, distance, zoc, schema; `--json` prints exactly the result's `to_dict()`."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""RULES.md "Cover" (N4 Partial Cover) and LoF 3 (Low/Poor Visibility zones add MODs) in `check`."""
+"""docs/rules.md "Cover" (N4 Partial Cover) and LoF 3 (Low/Poor Visibility zones add MODs) in `check`."""
 
 import json
 

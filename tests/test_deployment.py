@@ -1,4 +1,4 @@
-"""RULES.md section Deployment: each rule at its edges, on constructed tables whose answers are known by hand."""
+"""docs/rules.md section Deployment: each rule at its edges, on constructed tables whose answers are known by hand."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""RULES.md "Rolls": success values, normal rolls, face-to-face rolls and their exact distributions."""
+"""docs/rules.md "Rolls": success values, normal rolls, face-to-face rolls and their exact distributions."""
 
 from __future__ import annotations
 
@@ -298,7 +298,7 @@ def test_distribution_6_vs_6_is_exact_over_20_power_12():
 
 
 def test_distribution_to_dict_has_the_cli_keys():
-    """CLI.md `f2f`: total, p1/p2 [{hits, crits, count, probability}], none {count, probability}."""
+    """README `f2f`: total, p1/p2 [{hits, crits, count, probability}], none {count, probability}."""
     out = f2f_distribution(12, 3, 11, 1).to_dict()
     assert out["total"] == 20**4
     for side in ("p1", "p2"):
@@ -319,7 +319,7 @@ def test_distribution_rejects_a_negative_burst():
         f2f_distribution(12, -1, 11, 1)
 
 
-# --- parsing `SVxB` and MOD lists (CLI.md `f2f`, `roll`) ------------------------------------------------------
+# --- parsing `SVxB` and MOD lists (README `f2f`, `roll`) ------------------------------------------------------
 
 
 @pytest.mark.parametrize(("text", "spec"), [("12x3", (12, 3)), (" 23X1 ", (23, 1)), ("0x6", (0, 6)), ("30x0", (30, 0))])

@@ -1,4 +1,5 @@
-"""RULES.md section Dispersion: the template's directions, the 16" move, the landing height and the fallback for each
+"""docs/rules.md section Dispersion: the template's directions, the 16" move, the landing height and the fallback for
+each
 of the four reasons, on constructed tables whose answers are worked out by hand."""
 
 import math
@@ -7,8 +8,8 @@ import numpy as np
 import pytest
 
 from lofkit import LofkitError, UnknownTrooperError
-from lofkit.rules.dispersion import DispersionError, disperse, disperse_all
 from lofkit.geometry.support import rest_height
+from lofkit.rules.dispersion import DispersionError, disperse, disperse_all
 from tests.helpers import build_world, trooper
 
 TABLE = 48 * 25.4  # 1219.2 mm; the table centre is (609.6, 609.6)
@@ -90,7 +91,7 @@ def test_landing_on_a_roof_gets_the_roofs_height():
 
 
 def test_landing_next_to_a_model_stands_and_names_it():
-    """Other models are not among RULES.md's four reasons: the landing stands, the model in contact is listed."""
+    """Other models are not among docs/rules.md's four reasons: the landing stands, the model in contact is listed."""
     enemy = trooper("red-1", 409.6 + DIAGONAL + 2 * R + 0.5, 409.6 + DIAGONAL, side="red")
     result = disperse(world(troopers=[enemy]), "jumper", AT, 1)
     assert result.placed and result.in_contact_with == ("red-1",)

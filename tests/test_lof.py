@@ -1,4 +1,4 @@
-"""RULES.md "Line of Fire", points 1-5, on constructed geometry whose answer is known by hand."""
+"""docs/rules.md "Line of Fire", points 1-5, on constructed geometry whose answer is known by hand."""
 
 import numpy as np
 import pytest

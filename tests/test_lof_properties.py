@@ -32,7 +32,7 @@ def answers(world) -> dict:
 @settings(max_examples=20, **SETTINGS)
 @given(layouts())
 def test_sight_is_mutual_and_lof_needs_sight_and_arc(layout):
-    """RULES.md LoF 4 ("If you can see me, I can see you ... it holds both ways"): `check(A, B).sight ==
+    """docs/rules.md LoF 4 ("If you can see me, I can see you ... it holds both ways"): `check(A, B).sight ==
     check(B, A).sight`; it equals the pair's sight in the full matrix (searched alongside every other pair) and does
     not depend on which of the two is listed first in the scene. LoF 1-3, 5: LoF implies sight and arc, an engaged
     shooter has LoF only to troopers in base contact, and `can_target` implies LoF."""
@@ -59,7 +59,7 @@ def test_sight_is_mutual_and_lof_needs_sight_and_arc(layout):
 @settings(max_examples=30, **SETTINGS)
 @given(layouts(), st.integers(1, 3), moves, moves)
 def test_turning_the_scene_by_quarter_turns_and_moving_it_changes_no_verdict(layout, quarter_turns, dx, dy):
-    """Invariance (RULES.md LoF 1-4 are stated in the troopers' own frames): turning the whole scene (troopers,
+    """Invariance (docs/rules.md LoF 1-4 are stated in the troopers' own frames): turning the whole scene (troopers,
     facings, terrain with its `rotation`) about z by a multiple of 90 degrees and moving it anywhere on the table
     changes no (lof, sight, in_arc) verdict.
 
@@ -87,7 +87,7 @@ def test_turning_the_scene_by_any_angle_and_moving_it_changes_no_verdict(layout,
 @settings(max_examples=25, **SETTINGS)
 @given(layouts())
 def test_writing_the_scene_in_inches_changes_no_verdict(layout):
-    """Invariance under units (RULES.md Units: "Every length in a scene file may be a number (in the scene's
+    """Invariance under units (docs/rules.md Units: "Every length in a scene file may be a number (in the scene's
     `units` ...)"; 1 inch = 25.4 mm exactly): the same scene with `units: in` and every length divided by 25.4
     gives the same verdicts (silhouette sizes stay in mm: they are not written in the scene)."""
     assert answers(scene(layout)) == answers(scene(layout, units="in"))
@@ -100,7 +100,7 @@ def test_writing_the_scene_in_inches_changes_no_verdict(layout):
 @settings(max_examples=15, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
 def test_fast_sight_equals_the_brute_force_reference(layout):
-    """RULES.md LoF 2 (3 x 3 mm rule) and LoF 4 (either direction): the coarse-to-fine search (with its proofs of
+    """docs/rules.md LoF 2 (3 x 3 mm rule) and LoF 4 (either direction): the coarse-to-fine search (with its proofs of
     "hidden" and its skipped blocks) answers exactly as the exhaustive reference (`sight_brute_force`: every eye,
     both ways, against every lattice block) on every pair.
 
@@ -158,7 +158,7 @@ def _cylinder_depth(origins, ends, centre, radius, bottom, top):
 @settings(max_examples=40, **SETTINGS)
 @given(layouts())
 def test_every_witness_is_a_clear_three_mm_square_on_the_template_facing_the_eye(layout):
-    """RULES.md LoF 2: a YES carries "one witness (E and the centre and corners of Q)": E lies in one trooper's
+    """docs/rules.md LoF 2: a YES carries "one witness (E and the centre and corners of Q)": E lies in one trooper's
     volume, Q is a 3 x 3 mm square on the other's template ("the flat rectangle (base width x silhouette height)
     standing on B's base, through B's base centre, facing E horizontally"), and "every segment from E to Q is
     unobstructed" (LoF 3). Checked independently of the search: segments from E to a 7 x 7 grid over Q, clipped

@@ -1,4 +1,4 @@
-"""RULES.md sections Volumes, Distances and measurement, Zone of Control, and LoF point 1 (the arc)."""
+"""docs/rules.md sections Volumes, Distances and measurement, Zone of Control, and LoF point 1 (the arc)."""
 
 import math
 

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from lofkit.dice.distribution import f2f_distribution
+from lofkit.dice.odds import band_mod, duel_odds, parse_duel
 from lofkit.dice.parsing import RollSpec
 from lofkit.dice.rolls import RollError
-from lofkit.dice.odds import band_mod, duel_odds, parse_duel
 from tests.helpers import REPO
 
 RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"

@@ -1,6 +1,6 @@
 """The cheap proofs of "hidden" that spare rays (blockers.hiding_parts for pairs, sight.screen for eyes, patches and
 coarse segments) are sound, and the face-level ray query the search learns its candidates from agrees between
-back-ends (RULES.md LoF 2: sight needs a clear segment; a proof must never hide a pair, an eye or a segment that
+back-ends (docs/rules.md LoF 2: sight needs a clear segment; a proof must never hide a pair, an eye or a segment that
 sees something)."""
 
 from __future__ import annotations
@@ -13,15 +13,27 @@ import trimesh
 from hypothesis import given, settings
 from scipy.spatial import Delaunay
 
-from lofkit.sight.obstruction import Segments, blocked, hiding_parts, prisms
-from lofkit.sight.kernels import templates_hull
-from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, template_axis, template_points, to_world
-from lofkit.sight.lattice import COARSE_STRIDES, headings as _towards
 from lofkit.ray.embree import EmbreeRays
 from lofkit.ray.numpy import NumpyRays
 from lofkit.sight.glimpse import seen_pairs
-from lofkit.sight.rows import EyeRows as _Rows, eye_rows as _eye_rows, hidden_eye_tiles as _hidden_tiles
-from lofkit.sight.screen import in_patches as _in_patches, screen
+from lofkit.sight.kernels import templates_hull
+from lofkit.sight.lattice import (
+    COARSE_STRIDES,
+    END_TRIM,
+    Lattice,
+    dense_eyes,
+    dense_tiles,
+    template_axis,
+    template_points,
+    to_world,
+)
+from lofkit.sight.lattice import headings as _towards
+from lofkit.sight.obstruction import Segments, blocked, hiding_parts, prisms
+from lofkit.sight.rows import EyeRows as _Rows
+from lofkit.sight.rows import eye_rows as _eye_rows
+from lofkit.sight.rows import hidden_eye_tiles as _hidden_tiles
+from lofkit.sight.screen import in_patches as _in_patches
+from lofkit.sight.screen import screen
 from lofkit.testing import sight_brute_force
 from tests.helpers import build_world, trooper
 from tests.strategies import SETTINGS, layouts, scene

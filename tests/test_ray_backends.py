@@ -36,7 +36,7 @@ def test_the_numpy_back_end_needs_no_embreex():
 
 
 def _cover_and_haze_scene():
-    """RULES.md "Cover" and LoF 3: a low wall touching the target (Partial Cover) and a Low Visibility zone the
+    """docs/rules.md "Cover" and LoF 3: a low wall touching the target (Partial Cover) and a Low Visibility zone the
     witness crosses (-3)."""
     wall = {"id": "low-wall", "wall": {"from": [500, 582.5], "to": [700, 582.5], "thickness": 10, "height": 20}}
     haze = {"id": "haze", "cylinder": {"diameter": 60, "height": 200}, "position": [600, 450],

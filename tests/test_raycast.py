@@ -1,4 +1,4 @@
-"""ARCHITECTURE.md, Ray casting: two independent back-ends behind one interface give identical answers."""
+"""docs/architecture.md, ray back-ends: two independent back-ends behind one interface give identical answers."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""CLI.md `disperse` and `deploy-check`: the JSON keys of the contract, readable output and bad input."""
+"""README `disperse` and `deploy-check`: the JSON keys of the contract, readable output and bad input."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""SCENE_FORMAT.md: YAML, JSON and TOML files, every field, facing_towards, and the shipped JSON Schema."""
+"""README "Scene files": YAML, JSON and TOML files, every field, facing_towards, and the shipped JSON Schema."""
 
 import json
 import math

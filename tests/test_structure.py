@@ -9,8 +9,6 @@ import subprocess
 import sys
 from functools import cache
 
-import pytest
-
 from tests.helpers import REPO
 
 PACKAGE = REPO / "lofkit"

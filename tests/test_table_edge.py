@@ -1,4 +1,4 @@
-"""RULES.md (Units and frames): the table top spans 0 <= x <= width, 0 <= y <= depth, and lengths compare within
+"""docs/rules.md (Units and frames): the table top spans 0 <= x <= width, 0 <= y <= depth, and lengths compare within
 1e-6 mm. One rule, `scene.table.base_on_table`, decides whether a base lies on the table for every caller: a base
 exactly touching an edge is on the table, one reaching 1e-3 mm past it is not."""
 

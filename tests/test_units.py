@@ -1,4 +1,4 @@
-"""RULES.md, Units and frames: lengths in mm, 1 inch = 25.4 mm, strings carry their unit."""
+"""docs/rules.md, Units and frames: lengths in mm, 1 inch = 25.4 mm, strings carry their unit."""
 
 import math
 

@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 
 import lofkit
-from lofkit.design.scorecard import scorecard
-from lofkit.viz.plots import heatmap_picture, lanes_picture
 from lofkit.design.executors import open_executor
 from lofkit.design.exposure import SightOptions
+from lofkit.design.scorecard import scorecard
 from lofkit.units import INCH
+from lofkit.viz.plots import heatmap_picture, lanes_picture
 
 HERE = Path(__file__).resolve().parent
 TABLE = HERE.parent / "tables" / "table-a.yaml"

@@ -12,11 +12,11 @@ import numpy as np
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from lofkit.design import scorecard as analysis
 from lofkit.cli.common import emit_json, err, json_option, length_option, load_world, out, scene_argument
-from lofkit.errors import LofkitError
+from lofkit.design import scorecard as analysis
 from lofkit.design.executors import EXECUTOR_HELP, open_executor
 from lofkit.design.exposure import SightOptions
+from lofkit.errors import LofkitError
 from lofkit.units import INCH
 
 

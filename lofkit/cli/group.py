@@ -1,6 +1,6 @@
 """The `lofkit` command: one sub-command per question, `--json` for machines, rich tables for people.
 
-Exit status (CLI.md): 0 when the question was answered, 2 for bad input (a message, no traceback), 1 for an
+Exit status (README): 0 when the question was answered, 2 for bad input (a message, no traceback), 1 for an
 internal error. Presentation only: every answer comes from a query's result object. The sub-commands live in one
 module per topic; the package adds them to `cli`.
 """
@@ -30,7 +30,7 @@ class LofkitGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except LofkitError as exc:
-            err.print(f"[bold red]error:[/] {exc}")
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
             ctx.exit(BAD_INPUT)
         except Exception as exc:
             missing = exc.name if isinstance(exc, ModuleNotFoundError) else None

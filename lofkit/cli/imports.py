@@ -5,8 +5,19 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from lofkit.cli.common import (emit_json, err, force_option, json_option, load_world, naming, out, parse_table_size,
-                               scene_argument, table_option, warn)
+from lofkit.cli.common import (
+    emit_json,
+    err,
+    force_option,
+    json_option,
+    load_world,
+    naming,
+    out,
+    parse_table_size,
+    scene_argument,
+    table_option,
+    warn,
+)
 from lofkit.exchange.messages import render
 from lofkit.exchange.output import OutputFolderError
 from lofkit.exchange.scan import DEFAULT_PLANE_TOLERANCE, import_scan

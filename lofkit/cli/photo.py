@@ -6,8 +6,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import (emit_json, json_option, length_option, naming, out, parse_table_size, table_option,
-                               warn)
+from lofkit.cli.common import emit_json, json_option, length_option, naming, out, parse_table_size, table_option, warn
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import render
 from lofkit.exchange.output import OutputFolderError

@@ -16,7 +16,8 @@ from lofkit.errors import LofkitError
 @json_option
 def aro(scene: str, active: str, path_text: str | None, as_json: bool) -> None:
     """Which enemies may declare an ARO against ACTIVE, standing still or moving along --path."""
-    from lofkit.rules.aro import aro as reactions_to, parse_path
+    from lofkit.rules.aro import aro as reactions_to
+    from lofkit.rules.aro import parse_path
 
     path = parse_path(path_text) if path_text is not None else None
     result = reactions_to(load_world(scene, quiet=as_json), active, path)
@@ -54,7 +55,8 @@ def _landing_text(result) -> str:
 @json_option
 def disperse(scene: str, element: str, at_text: str, roll: int | None, all_rolls: bool, as_json: bool) -> None:
     """Where dispersing ELEMENT lands: 16 inches from --at in the direction the d20 picks."""
-    from lofkit.rules.dispersion import disperse as disperse_one, disperse_all
+    from lofkit.rules.dispersion import disperse as disperse_one
+    from lofkit.rules.dispersion import disperse_all
 
     if (roll is None) == (not all_rolls):
         raise LofkitError("give --roll N (1..20) or --all")

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from lofkit.cli.common import BAD_INPUT, emit_json, err, json_option, load_world, out, scene_argument
@@ -25,9 +26,9 @@ def validate(scene: str, as_json: bool) -> None:
         emit_json(result.to_dict())
     else:
         for problem in result.errors:
-            err.print(f"[bold red]error:[/] {scene}: {problem.where}: {problem.message}", highlight=False)
+            err.print(f"[bold red]error:[/] {escape(f'{scene}: {problem.where}: {problem.message}')}", highlight=False)
         for problem in result.warnings:
-            err.print(f"[yellow]warning:[/] {scene}: {problem.where}: {problem.message}", highlight=False)
+            err.print(f"[yellow]warning:[/] {escape(f'{scene}: {problem.where}: {problem.message}')}", highlight=False)
         verdict = "[green]valid[/]" if result.ok else "[bold red]not valid[/]"
         out.print(f"{scene}: {verdict} ({len(result.errors)} errors, {len(result.warnings)} warnings)", highlight=False)
     if not result.ok:

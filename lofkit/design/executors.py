@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
-from lofkit.ray import set_threads
 from lofkit.errors import LofkitError
+from lofkit.ray import set_threads
 
 EXECUTOR_HELP = "Where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
 DASK_WAIT = 10

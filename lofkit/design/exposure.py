@@ -1,7 +1,7 @@
 """Exposure of a table to a deployment zone: sight from viewers to probes laid out by `layout`, in batches any
 executor can run (for designers).
 
-A cell's count is the number of viewers that have sight of the probe there (RULES.md, LoF: the 3 x 3 mm rule with
+A cell's count is the number of viewers that have sight of the probe there (docs/rules.md, LoF: the 3 x 3 mm rule with
 mutual awareness, the same `sight` as `lofkit check`). Only terrain blocks: the scene's troopers are left out, and
 the probe and viewers never block each other. Options are named for what they mean, as in GRASS `r.viewshed`.
 """
@@ -15,15 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.errors import LofkitError
 from lofkit.design.layout import Placements, base_distances, terrain_only
+from lofkit.errors import LofkitError
+from lofkit.geometry.volumes import base_volumes
+from lofkit.geometry.world import World
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.sight.glimpse import glimpse, seen_pairs
 from lofkit.sight.search import Progress
 from lofkit.units import INCH
-from lofkit.geometry.volumes import base_volumes
-from lofkit.geometry.world import World
 
 VIEWERS_PER_BATCH = 4
 """Viewers whose sight of every cell is one unit of work for an executor."""
@@ -102,7 +102,7 @@ class SightTable:
 
 def run_sight_job(job: SightJob) -> SightTable:
     """Sight (viewers, targets); pairs out of range or where a base does not fit are False. Base-to-base distance
-    decides the range (RULES.md: distances run base to base)."""
+    decides the range (docs/rules.md: distances run base to base)."""
     world = _terrain_world(job.scene)
     if not job.options.quick:
         world.convex_parts  # noqa: B018 - built once here, so that the copies below share it

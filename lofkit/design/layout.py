@@ -11,14 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import side_zone
 from lofkit.errors import LofkitError
-from lofkit.rules.measure import base_gap
-from lofkit.scene.model import Scene
-from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.geometry.support import base_fit, rest_height
 from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
+from lofkit.rules.deployment import side_zone
+from lofkit.rules.measure import base_gap
+from lofkit.scene.model import Scene
+from lofkit.scene.silhouettes import SILHOUETTES
 
 CELL_ROUNDING = 1e-9
 """Cells: a table within this of a whole number of cells has that many (float division can fall short, e.g.
@@ -85,7 +85,7 @@ def zone_points(world: World, side: str, spacing: float) -> tuple[np.ndarray, tu
 
 def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
     """Stand a base of `silhouette` at each centre, resting on what is below; it fits where it lies wholly on the
-    table, rests flat (RULES.md, Deployment: "rests flat on a supporting surface at least as large as the base")
+    table, rests flat (docs/rules.md, Deployment: "rests flat on a supporting surface at least as large as the base")
     and its volume meets no scenery (geometry.support.base_fit)."""
     diameter, height = SILHOUETTES[silhouette]
     centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
@@ -95,6 +95,6 @@ def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
 
 
 def base_distances(a: Placements, b: Placements) -> np.ndarray:
-    """(a, b) distances between bases (`measure.base_gap`: RULES.md, Distances, with elevation)."""
+    """(a, b) distances between bases (`measure.base_gap`: docs/rules.md, Distances, with elevation)."""
     d_xy = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1)
     return base_gap(d_xy, a.diameter / 2, b.diameter / 2, a.z[:, None] - b.z[None, :])

@@ -14,12 +14,12 @@ import numpy as np
 import shapely
 import shapely.affinity
 
-from lofkit.rules.deployment import footprint
-from lofkit.errors import LofkitError
 from lofkit.design.exposure import SightOptions, sight_table
 from lofkit.design.layout import Placements, base_distances, cell_centres, place, terrain_only, zone_points
-from lofkit.units import to_inches
+from lofkit.errors import LofkitError
 from lofkit.geometry.world import World
+from lofkit.rules.deployment import footprint
+from lofkit.units import to_inches
 
 Progress = Callable[[str, int, int], None]
 """progress(task, done, total): what is being computed and how far it is."""

@@ -1,4 +1,4 @@
-"""The exact odds of a face-to-face roll (RULES.md "Rolls"), counted per value rather than per dice combination.
+"""The exact odds of a face-to-face roll (docs/rules.md "Rolls"), counted per value rather than per dice combination.
 
 Every die of a side is reduced to a *rank*: 0 for a failure, its result (1..19) for a non-critical success, 20 for
 any critical. Then "each success cancels every opposing success with a lower result; a critical beats any
@@ -19,7 +19,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
 
 from lofkit.dice.rolls import DIE_FACES, RollError, RollResult, resolve_roll
 

@@ -1,7 +1,7 @@
 """The odds of a ruling: the face-to-face roll of an attack and its reply, with the MODs the geometry knows.
 
 `check --odds "12x3 vs 11x1"` gives the shooter's and the target's BS (or any attribute) and bursts. MODs that
-follow from the verdict are applied, each side's sum clamped to +-12 (RULES.md Rolls): the range-band MOD of each
+follow from the verdict are applied, each side's sum clamped to +-12 (docs/rules.md Rolls): the range-band MOD of each
 side's weapon, given per 8" band (`+3,0,-3,-6` means +3 at 0-8", 0 at 8-16", ...; bands past the list count as
 out of range), Partial Cover (-3 to the BS of whoever shoots at a trooper in cover) and the worst Low/Poor
 Visibility zone on the witness segments (-3 / -6). A target without LoF back to the shooter cannot reply: the attack
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from lofkit.dice.distribution import F2FDistribution, f2f_distribution
 from lofkit.dice.parsing import RollSpec, parse_mods, parse_roll_spec
 from lofkit.dice.rolls import RollError, success_value
+from lofkit.rules.cover import PARTIAL_COVER_BS_MOD
 
 _VS = re.compile(r"\s*(.+?)\s+vs\.?\s+(.+?)\s*", re.IGNORECASE)
 
@@ -77,7 +78,8 @@ def _sv_after_mods(spec: RollSpec, range_mods: str | None, band: int, situationa
 def situational_mods(verdict) -> list[tuple[str, int]]:
     """The MODs to the roll of a shooter that the verdict knows: the target's Partial Cover and the worst
     Low/Poor Visibility zone on the witness segments."""
-    mods = [(f"{verdict.target} in Partial Cover ({verdict.cover_from})", -3)] if verdict.cover else []
+    cover = f"{verdict.target} in Partial Cover ({verdict.cover_from})"
+    mods = [(cover, PARTIAL_COVER_BS_MOD)] if verdict.cover else []
     if verdict.visibility_mod:
         mods.append((f"visibility zone {verdict.visibility_zone}", verdict.visibility_mod))
     return mods

@@ -1,4 +1,4 @@
-"""d20 rolls (RULES.md "Rolls"): success values, one die resolved, one normal roll's odds, and a face-to-face roll
+"""d20 rolls (docs/rules.md "Rolls"): success values, one die resolved, one normal roll's odds, and a face-to-face roll
 resolved from the dice rolled.
 
 A die is resolved once into a `RollResult`; face-to-face compares results.

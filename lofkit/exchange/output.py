@@ -3,7 +3,7 @@
 Policy: nothing a user made is ever replaced. An output file is written only where no file is, unless `overwrite`;
 an output folder must be new, empty, or hold only the outputs of an earlier run of the same import (replaced only
 with `overwrite`). Checks come before any work, so a refused run writes nothing. What every importer produces is a
-normal, validated scene file (SCENE_FORMAT.md).
+normal, validated scene file (README "Scene files").
 """
 
 from __future__ import annotations

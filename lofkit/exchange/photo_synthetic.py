@@ -8,8 +8,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from lofkit.exchange.photo_table import MARKER_DICTIONARY, MARKER_IDS, map_points, marker_squares, table_corners, \
-    table_to_ortho
+from lofkit.exchange.photo_table import (
+    MARKER_DICTIONARY,
+    MARKER_IDS,
+    map_points,
+    marker_squares,
+    table_corners,
+    table_to_ortho,
+)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Which troopers' volumes cut into solid scenery.
 
-SCENE_FORMAT.md: "a trooper whose volume intersects solid scenery" is a warning; RULES.md (Deployment): "the volume
+README "Scene files": "a trooper whose volume intersects solid scenery" is a warning; docs/rules.md (Deployment): "the
+volume
 intersects no scenery". A volume resting on a surface touches it without intersecting it, so the test runs on the
 cylinder shrunk by `CLEARANCE` (0.01 mm) on every side. It finds scenery crossing the volume (segments sampled
 inside it hit a surface), scenery poking into it (a mesh vertex inside it) and a volume buried whole in a closed
@@ -95,7 +96,7 @@ def _pokes_into(world, trooper: int, mesh) -> bool:
 
 
 def volume_overlaps(world, volumes) -> list[list[str]]:
-    """RULES.md (Deployment): "the volume intersects no scenery": ids of the solid pieces each volume intersects.
+    """docs/rules.md (Deployment): "the volume intersects no scenery": ids of the solid pieces each volume intersects.
 
     The clearance test of the scene's troopers (`scenery_overlaps`) run on `volumes` (geometry.volumes.Volumes); a
     vectorised box test first keeps only the volumes near some solid piece.

@@ -1,13 +1,13 @@
 """Where bases rest, and whether a base fits where it stands.
 
-SCENE_FORMAT.md: "`z: auto` = rest on what is below". The base rests on the highest solid surface under any part
+README "Scene files": "`z: auto` = rest on what is below". The base rests on the highest solid surface under any part
 of it (the table top, z = 0, when nothing is there), so a trooper given `z: auto` over a building stands on its
 roof; give `z` explicitly for an inner floor. Two lower bounds of that height are combined, both exact for the
 flat-topped, straight-sided pieces tables are made of: rays cast straight down on a grid of `SPACING` mm over the
 base and its rim, and the mesh vertices standing inside the base's column (which catches posts and fence rails
 thinner than the grid). Embree works in float32, so heights are rounded to `RESOLUTION` mm.
 
-RULES.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as the
+docs/rules.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as the
 base, and the volume intersects no scenery" (`base_fit`, which deployment, dispersion and analyses all use; a
 base that fits also lies on the table, `scene.table.base_on_table`).
 """
@@ -94,7 +94,7 @@ def rest_height(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
 
 
 def support_gaps(world, centres: np.ndarray, z, radii) -> tuple[np.ndarray, np.ndarray]:
-    """RULES.md (Deployment): "it rests flat on a supporting surface at least as large as the base".
+    """docs/rules.md (Deployment): "it rests flat on a supporting surface at least as large as the base".
 
     Returns, per base, the largest drop (mm) from its underside to the solid surface under any sample point of the
     base (0 when it rests flat) and the share of sample points with a drop over `SUPPORT_TOLERANCE`.
@@ -129,12 +129,12 @@ class BaseFit:
 
     @property
     def supported(self) -> np.ndarray:
-        """RULES.md: "it rests flat on a supporting surface at least as large as the base"."""
+        """docs/rules.md: "it rests flat on a supporting surface at least as large as the base"."""
         return self.drop <= SUPPORT_TOLERANCE
 
     @property
     def clear(self) -> np.ndarray:
-        """RULES.md: "the volume intersects no scenery"."""
+        """docs/rules.md: "the volume intersects no scenery"."""
         return np.array([not pieces for pieces in self.scenery], dtype=bool)
 
     @property
@@ -144,7 +144,7 @@ class BaseFit:
 
 
 def base_fit(world, centres, z, radii, heights) -> BaseFit:
-    """RULES.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as
+    """docs/rules.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as
     the base, and the volume intersects no scenery", for bases (centre (n, 2), underside z, radius, height; scalars
     or (n,)) standing on `world`'s terrain (its troopers are not part of the test)."""
     centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))

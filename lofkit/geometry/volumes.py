@@ -1,7 +1,7 @@
-"""Trooper volumes as arrays: every trooper's and marker's cylinder (RULES.md, Volumes and silhouettes), and the
+"""Trooper volumes as arrays: every trooper's and marker's cylinder (docs/rules.md, Volumes and silhouettes), and the
 volumes of bases that are not troopers of the scene (spots a base may take).
 
-RULES.md: "A trooper's volume is a closed vertical cylinder: diameter = base size, height = silhouette height,
+docs/rules.md: "A trooper's volume is a closed vertical cylinder: diameter = base size, height = silhouette height,
 bottom face at the trooper's elevation `z`". Plain data: no mesh, no ray scene.
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lofkit.errors import UnknownTrooperError
+
 
 @dataclass(frozen=True, eq=False)
 class Volumes:
@@ -26,10 +27,10 @@ class Volumes:
     facing: np.ndarray  # (n,) degrees counter-clockwise from +x
     neutral: np.ndarray
     marker: np.ndarray
-    moving: np.ndarray  # declared a movement: a 360 degree arc (RULES.md LoF 1)
+    moving: np.ndarray  # declared a movement: a 360 degree arc (docs/rules.md LoF 1)
     engaged: np.ndarray
     prone: np.ndarray
-    blocks_lof: np.ndarray  # obstructs LoF; RULES.md LoF 3: never markers, nor troopers that declared a movement
+    blocks_lof: np.ndarray  # obstructs LoF; docs/rules.md LoF 3: never markers, nor troopers that declared a movement
     _lookup: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

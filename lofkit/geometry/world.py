@@ -14,14 +14,15 @@ from typing import Sequence
 import numpy as np
 import rtree
 
-from lofkit.geometry.clearance import scenery_overlaps
 from lofkit.errors import Problem, SceneError
-from lofkit.ray import RayBackend, RayFactory, backend as ray_backend
-from lofkit.scene.model import Scene, scene_problems
-from lofkit.scene.table import ON_TABLE_TOLERANCE, table_overhang
+from lofkit.geometry.clearance import scenery_overlaps
 from lofkit.geometry.support import rest_height
 from lofkit.geometry.terrain import ConvexParts, Piece, build_pieces, convex_parts
 from lofkit.geometry.volumes import Volumes
+from lofkit.ray import RayBackend, RayFactory
+from lofkit.ray import backend as ray_backend
+from lofkit.scene.model import Scene, scene_problems
+from lofkit.scene.table import ON_TABLE_TOLERANCE, table_overhang
 from lofkit.units import EPS
 
 
@@ -46,7 +47,7 @@ class World:
         self.pieces = tuple(pieces)
         self.troopers = troopers
         self.warnings: list[Problem] = []
-        """Problems that do not stop queries (SCENE_FORMAT.md: terrain past the table edge, volumes in scenery)."""
+        """Problems that do not stop queries (README "Scene files": terrain past the table edge, volumes in scenery)."""
         self.blocking_pieces = np.array([i for i, p in enumerate(pieces) if p.blocks_lof], dtype=np.int64)
         self.solid_pieces = np.array([i for i, p in enumerate(pieces) if p.solid], dtype=np.int64)
         self.backend = backend or ray_backend()
@@ -162,7 +163,7 @@ def _facings(scene: Scene) -> tuple[np.ndarray, list[Problem]]:
 
 
 def _table_edge_warnings(scene: Scene, pieces: Sequence[Piece]) -> list[Problem]:
-    """SCENE_FORMAT.md: "terrain reaching past the table edge" is a warning."""
+    """README "Scene files": "terrain reaching past the table edge" is a warning."""
     bounds = np.array([p.bounds[:, :2] for p in pieces], dtype=float).reshape(-1, 2, 2)
     overhangs = table_overhang(bounds[:, 0], bounds[:, 1], scene.table.width, scene.table.depth)
     return [

@@ -1,6 +1,6 @@
 """Who may react to an active trooper standing still or moving along a declared path.
 
-RULES.md (Zone of Control and ARO): "a reactive trooper may declare an ARO against the active trooper if it has LoF
+docs/rules.md (Zone of Control and ARO): "a reactive trooper may declare an ARO against the active trooper if it has LoF
 to it, or the active trooper is inside its ZoC (then only Change Facing or Reset)". While moving, the active trooper
 has a 360 degree arc and blocks nothing; each enemy keeps its own facing.
 
@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
 from lofkit.errors import LofkitError
 from lofkit.rules.measure import in_zoc, may_trace
 from lofkit.scene.table import base_on_table
 from lofkit.sight.evidence import Witness
+from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
 from lofkit.sight.search import sight
 
 SPACING = 2.5

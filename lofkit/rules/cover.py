@@ -1,8 +1,8 @@
 """Partial Cover and visibility-zone MODs: what the terrain around a ruling adds to the roll.
 
-RULES.md (Cover, N4): "A target is in Partial Cover against an attacker when its base is in contact with a piece of
+docs/rules.md (Cover, N4): "A target is in Partial Cover against an attacker when its base is in contact with a piece of
 scenery that obscures part of its silhouette template as seen from the attacker. Cover gives -3 to the attacker's
-BS and +3 to the target's ARM." RULES.md (LoF 3): Low/Poor Visibility zones do not block; they add MODs (-3 / -6,
+BS and +3 to the target's ARM." docs/rules.md (LoF 3): Low/Poor Visibility zones do not block; they add MODs (-3 / -6,
 not cumulative, the worst applies) when a witness segment passes from, into or through them.
 """
 
@@ -18,9 +18,9 @@ CONTACT_HEIGHT = 1.0
 """Base contact with scenery is measured from the base's rim this far (mm) above its underside plus the contact
 tolerance, so the surface the base stands on is never scenery it touches."""
 PARTIAL_COVER_BS_MOD = -3
-"""RULES.md (Cover): "Cover gives -3 to the attacker's BS"."""
+"""docs/rules.md (Cover): "Cover gives -3 to the attacker's BS"."""
 PARTIAL_COVER_ARM_MOD = +3
-"""RULES.md (Cover): Cover gives "+3 to the target's ARM"."""
+"""docs/rules.md (Cover): Cover gives "+3 to the target's ARM"."""
 LOW_VISIBILITY_MOD = -3
 """A Low Visibility zone on the witness segments: -3 (not cumulative with Poor Visibility; the worst applies)."""
 POOR_VISIBILITY_MOD = -6

@@ -1,7 +1,8 @@
-"""RULES.md "Deployment": where a trooper may be deployed, as geometry, and a check of every deployment on a table.
+"""docs/rules.md "Deployment": where a trooper may be deployed, as geometry, and a check of every deployment on a table.
 
 The rules are predicates over arbitrary bases (arrays of centres, elevations, radii, heights), so dispersion's
-fallback (RULES.md "Dispersion") applies the very same rules to the spots it tries. Choices where RULES.md is silent:
+fallback (docs/rules.md "Dispersion") applies the very same rules to the spots it tries. Choices where docs/rules.md is
+silent:
 
 - Who is checked: every trooper and marker of a side (a side's markers, e.g. camouflage, deploy like its troopers:
   inside its zone, not touching enemies). Neutral troopers and neutral markers (civilians, mission objectives) are
@@ -40,7 +41,7 @@ SLIVER_AREA = 1e-9
 """mm^2: triangles of a mesh seen from above with less area than this (its upright faces) leave its footprint out."""
 
 RULES = ("own_zone", "base_contact", "supported", "scenery")
-"""Problem codes, in RULES.md order; each problem names one."""
+"""Problem codes, in docs/rules.md order; each problem names one."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ def signed_clearance(zone: shapely.Geometry, centres: np.ndarray) -> np.ndarray:
 
 
 def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarray:
-    """RULES.md (Deployment): "The base must be totally inside the owner's deployment zone (a base touching the zone's
+    """docs/rules.md (Deployment): "The base must be totally inside the owner's deployment zone (a base touching the
+    zone's
     edge from inside is in)": how far each base crosses the zone's edge, in mm; inside when <= EPS."""
     return np.asarray(radii, dtype=float) - signed_clearance(zone, centres)
 
@@ -116,7 +118,7 @@ def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
 
 
 def deploy_check(world) -> DeployCheckResult:
-    """Every rule of RULES.md "Deployment" for every trooper and marker of a side (see the module docstring)."""
+    """Every rule of docs/rules.md "Deployment" for every trooper and marker of a side (see the module docstring)."""
     v = world.troopers
     checked = np.flatnonzero(~v.neutral)
     found: dict[tuple[int, int], list[DeployProblem]] = {}
@@ -156,7 +158,8 @@ def _zone_problems(world, checked: np.ndarray, add) -> None:
 
 
 def _contact_problems(world, add) -> None:
-    """RULES.md (Deployment): "No base contact with enemy or neutral models, markers, tokens or mission objectives"."""
+    """docs/rules.md (Deployment): "No base contact with enemy or neutral models, markers, tokens or mission
+    objectives"."""
     v = world.troopers
     a, b = np.triu_indices(len(v), k=1)
     hostile = ~v.allied(a, b)  # enemy or neutral

@@ -1,13 +1,13 @@
-"""RULES.md "Dispersion": where a dispersing trooper lands, for one d20 roll or for all twenty.
+"""docs/rules.md "Dispersion": where a dispersing trooper lands, for one d20 roll or for all twenty.
 
-Geometry and the choices made where RULES.md is silent:
+Geometry and the choices made where docs/rules.md is silent:
 
 - The template's number 1 points from the intended point `at` to the table centre; number k points
   ``18 * (k - 1)`` degrees clockwise from it (seen from above, so its angle counter-clockwise from +x *falls*).
   When `at` is the table centre (within 1e-6 mm) number 1 has no direction: it then points along +y, away from the
   first player's edge (a fixed, documented convention, the same for both players).
 - The element is a trooper (or marker) of the scene: its base, volume and side are used; where it stands now is
-  ignored (it is the one moving), and other troopers are not part of the landing test (RULES.md lists only the
+  ignored (it is the one moving), and other troopers are not part of the landing test (docs/rules.md lists only the
   table edge, scenery, the support and the enemy zone): troopers in base contact with the landing base (including
   one it would stand on or in) are listed in `in_contact_with` for the players to settle.
 - Landing height: the base comes down on what is below the landing point, the highest solid surface under the
@@ -19,7 +19,7 @@ Geometry and the choices made where RULES.md is silent:
   ``enemy_zone``: part of the base is strictly inside another side's deployment zone (touching its edge from
   outside is not inside). Every failing reason is listed in `reasons`; `reason` is the first in that order.
 - Fallback: the trooper is placed in its own deployment zone with its base touching a table edge (centre one
-  radius from the edge), at a spot that obeys every rule of RULES.md "Deployment" (deployment.py): base totally in
+  radius from the edge), at a spot that obeys every rule of docs/rules.md "Deployment" (deployment.py): base totally in
   the zone, no base contact with enemy or neutral models, flat support and no scenery in the volume (and not in an
   enemy zone). "In base contact with the table edge" is read as contact with the table top's edge: the base stands
   on the table (z within the scene's base-contact tolerance of 0), not on scenery flush with the edge. The owner
@@ -37,23 +37,24 @@ from typing import NamedTuple
 import numpy as np
 import shapely
 
-from lofkit.rules.deployment import side_zone, signed_clearance, zone_outside
 from lofkit.errors import LofkitError
-from lofkit.rules.measure import base_contact
 from lofkit.geometry.support import base_fit, surface_under
 from lofkit.geometry.volumes import base_volumes
+from lofkit.rules.deployment import side_zone, signed_clearance, zone_outside
+from lofkit.rules.measure import base_contact
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH, reported
 
 DISPERSION_DISTANCE = 16 * INCH
-"""RULES.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a skill
+"""docs/rules.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a
+skill
 or scenario says otherwise)"."""
 
 TEMPLATE_STEP = 18.0
 """Degrees between two numbers of the Circular Template."""
 
 REASONS = ("off_table", "inside_scenery", "unsupported", "enemy_zone")
-"""Why a landing cannot stand, in RULES.md order."""
+"""Why a landing cannot stand, in docs/rules.md order."""
 
 REASON_TEXT = {
     "off_table": "the base would be partly off the table",
@@ -158,7 +159,7 @@ class DispersionOutcomes(tuple):
 
 
 def template_directions(world, at, rolls) -> np.ndarray:
-    """RULES.md: "the d20 result picks one of 20 directions printed clockwise on the template at 18° steps
+    """docs/rules.md: "the d20 result picks one of 20 directions printed clockwise on the template at 18° steps
     (1 = toward the table centre)": degrees counter-clockwise from +x, in [0, 360)."""
     rolls = np.asarray(rolls)
     for roll in np.ravel(rolls).tolist():
@@ -267,7 +268,7 @@ def _outcomes(world, element_id: str, at, rolls, distance: float) -> list[Disper
 
 
 def disperse(world, element_id: str, at, roll: int, distance: float = DISPERSION_DISTANCE) -> DispersionResult:
-    """RULES.md: "place the Circular Template centred on the intended point with its number 1 pointing at the
+    """docs/rules.md: "place the Circular Template centred on the intended point with its number 1 pointing at the
     centre of the table" and move the element `distance` (16") along the direction the d20 `roll` picks.
 
     `at` is the intended point (x, y) in mm; raises DispersionError for a roll outside 1..20 or a point off the table.
@@ -315,7 +316,7 @@ def _edges(world, r: float) -> list[EdgeSpan]:
 
 
 def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """RULES.md "Deployment" for the element's base at `centres` on the table edge: (legal mask, level z)."""
+    """docs/rules.md "Deployment" for the element's base at `centres` on the table edge: (legal mask, level z)."""
     v = world.troopers
     r, h = v.radius[element], v.height[element]
     legal = zone_outside(zone, centres, r) <= EPS
@@ -372,7 +373,7 @@ def _stretches(world, element: int, zone, enemy) -> list[EdgeSpan]:
 
 
 def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> list[Fallback]:
-    """RULES.md: "the trooper is instead placed inside its own deployment zone in base contact with the table edge
+    """docs/rules.md: "the trooper is instead placed inside its own deployment zone in base contact with the table edge
     (report the nearest such position and say that the owner chooses)"."""
     if len(targets) == 0:
         return []

@@ -1,4 +1,4 @@
-"""Line of Fire verdicts: arc, engagement, sight and target validity, each with its evidence (RULES.md LoF 1-5).
+"""Line of Fire verdicts: arc, engagement, sight and target validity, each with its evidence (docs/rules.md LoF 1-5).
 
 "LoF from shooter A to target B exists when" B is in A's arc (LoF 1), sight holds between them (LoF 2-4; computed
 once per unordered pair), and, for an engaged shooter, B is in base contact with it. "LoF can exist to friendly or
@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.sight.obstruction import Segments, blocker_names, first_obstruction
-from lofkit.rules.cover import partial_cover, scenery_in_contact, visibility_mod
 from lofkit.errors import LofkitError
+from lofkit.rules.cover import partial_cover, scenery_in_contact, visibility_mod
 from lofkit.rules.measure import base_contact, base_distance, in_arc, in_zoc, may_trace, range_band
 from lofkit.rules.results import LofVerdict, MatrixResult
 from lofkit.sight.evidence import Sight, evidence_segments
+from lofkit.sight.obstruction import Segments, blocker_names, first_obstruction
 from lofkit.sight.search import Progress, sight
 
 

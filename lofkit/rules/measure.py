@@ -11,7 +11,7 @@ import numpy as np
 from lofkit.units import EPS, INCH
 
 ZOC_RADIUS = 8 * INCH
-"""RULES.md (Zone of Control): "radius = base radius + 8" around the base centre, from 8" below the bottom of the
+"""docs/rules.md (Zone of Control): "radius = base radius + 8" around the base centre, from 8" below the bottom of the
 silhouette to 8" above its top"."""
 
 RANGE_BAND = 8 * INCH
@@ -19,7 +19,7 @@ MAX_RANGE = 96 * INCH
 
 
 def base_gap(d_xy, r_a, r_b, dz) -> np.ndarray:
-    """RULES.md (Distances): "the shortest distance between their two bases (horizontal discs at their z):
+    """docs/rules.md (Distances): "the shortest distance between their two bases (horizontal discs at their z):
     sqrt(max(0, d_xy - r_a - r_b)^2 + dz^2); 0 when bases touch or overlap", from the centres' horizontal
     distance `d_xy`, the radii and the difference of heights `dz` (arrays broadcast)."""
     return np.hypot(np.maximum(0.0, d_xy - r_a - r_b), dz)
@@ -33,12 +33,13 @@ def base_distance(volumes, a, b) -> np.ndarray:
 
 
 def base_contact(volumes, a, b, tolerance: float) -> np.ndarray:
-    """RULES.md: "Base contact: distance <= 0.5 mm" (the tolerance is the scene's `base_contact_tolerance`)."""
+    """docs/rules.md: "Base contact: distance <= 0.5 mm" (the tolerance is the scene's `base_contact_tolerance`)."""
     return base_distance(volumes, a, b) <= tolerance + EPS
 
 
 def range_band(distance_mm) -> tuple[np.ndarray, np.ndarray]:
-    """RULES.md: "8-inch bands (0-8", 8-16", ... 96"); a distance exactly on a boundary belongs to the shorter band".
+    """docs/rules.md: "8-inch bands (0-8", 8-16", ... 96"); a distance exactly on a boundary belongs to the shorter
+    band".
 
     Returns (band number from 1, label like ``"8-16in"``); past 96" the label is ``"over 96in"``.
 
@@ -56,7 +57,8 @@ def range_band(distance_mm) -> tuple[np.ndarray, np.ndarray]:
 
 
 def in_front_arc(volumes, a, b) -> np.ndarray:
-    """RULES.md (LoF 1): "B's volume is totally or partially inside A's front 180 degree arc: the closed half-space in
+    """docs/rules.md (LoF 1): "B's volume is totally or partially inside A's front 180 degree arc: the closed
+    half-space in
     front of the vertical plane through A's base centre perpendicular to A's facing".
 
     A cylinder reaches that half-space when its centre's signed distance along the facing is >= -radius.
@@ -74,14 +76,14 @@ def in_arc(volumes, a, b) -> np.ndarray:
 
 
 def may_trace(volumes, a, b, tolerance: float) -> np.ndarray:
-    """The arc half of LoF (RULES.md LoF 1): B is in A's arc, and an `engaged` A "may trace LoF only to troopers in
+    """The arc half of LoF (docs/rules.md LoF 1): B is in A's arc, and an `engaged` A "may trace LoF only to troopers in
     base contact with it" (`tolerance`: the scene's base contact tolerance)."""
     a = np.asarray(a)
     return in_arc(volumes, a, b) & (~volumes.engaged[a] | base_contact(volumes, a, b, tolerance))
 
 
 def in_zoc(volumes, owner, other) -> np.ndarray:
-    """RULES.md (ZoC): the ZoC "is a cylinder: radius = base radius + 8" around the base centre, from 8" below the
+    """docs/rules.md (ZoC): the ZoC "is a cylinder: radius = base radius + 8" around the base centre, from 8" below the
     bottom of the silhouette to 8" above its top"; another trooper "is inside A's ZoC when any part of its base disc
     is inside that cylinder (boundary included)"."""
     owner, other = np.asarray(owner), np.asarray(other)

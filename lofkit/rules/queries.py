@@ -6,9 +6,9 @@ from collections import Counter
 
 import numpy as np
 
+from lofkit.geometry.world import World
 from lofkit.rules.measure import ZOC_RADIUS, base_contact, base_distance, in_zoc, neighbours, range_band
 from lofkit.rules.results import DistanceResult, SceneInfo, TrooperRow, ZocResult
-from lofkit.geometry.world import World
 
 
 def distance(world: World, a: str, b: str) -> DistanceResult:

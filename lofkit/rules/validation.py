@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lofkit.errors import SceneError
-from lofkit.scene.loading import load_scene
-from lofkit.rules.results import Validation
 from lofkit.geometry.world import World
+from lofkit.rules.results import Validation
+from lofkit.scene.loading import load_scene
 
 
 def validate_file(path: str | Path) -> tuple[Validation, World | None]:

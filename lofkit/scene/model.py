@@ -1,4 +1,4 @@
-"""The scene file format (SCENE_FORMAT.md) as validated, immutable data.
+"""The scene file format (README "Scene files") as validated, immutable data.
 
 A `Scene` is plain data: every length is in millimetres once validated (bare numbers are read in the file's
 `units`, passed to validation as context). It never touches a mesh library; `World.from_scene` does that.
@@ -233,7 +233,7 @@ class Scene(_Model):
 
 
 def scene_problems(scene: Scene) -> list[Problem]:
-    """Errors that span several fields (SCENE_FORMAT.md "Rules for bad input")."""
+    """Errors that span several fields (README "Scene files" (errors))."""
     problems = []
     seen: dict[str, str] = {}
     for group in ("terrain", "troopers"):

@@ -1,6 +1,6 @@
 """Trooper volumes from silhouettes.
 
-Rule (RULES.md, Volumes and silhouettes): "A trooper's volume is a closed vertical cylinder: diameter = base size,
+Rule (docs/rules.md, Volumes and silhouettes): "A trooper's volume is a closed vertical cylinder: diameter = base size,
 height = silhouette height, bottom face at the trooper's elevation z."
 """
 

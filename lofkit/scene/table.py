@@ -1,6 +1,6 @@
 """Whether things lie on the table top: plain arithmetic on the table's rectangle, vectorised over arrays.
 
-RULES.md (Units and frames): "The table top is the plane z = 0 and spans `0 <= x <= width`, `0 <= y <= depth`";
+docs/rules.md (Units and frames): "The table top is the plane z = 0 and spans `0 <= x <= width`, `0 <= y <= depth`";
 "distances compare with a tolerance of 1e-6 mm". A base exactly touching an edge lies on the table.
 """
 

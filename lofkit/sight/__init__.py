@@ -1,4 +1,4 @@
-"""The 3 x 3 mm sight test (RULES.md LoF 2 and 4), one job per module:
+"""The 3 x 3 mm sight test (docs/rules.md LoF 2 and 4), one job per module:
 
 - `lattice`: where sight is sampled (eyes, the template lattice, its blocks);
 - `kernels`: the compiled inner loops (convex parts crossed, clear blocks, the screen);

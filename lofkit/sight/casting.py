@@ -1,6 +1,6 @@
 """Casting the sight search's segments, from eye rows to lattice points of their templates.
 
-RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks ... and the volume of every other
+docs/rules.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks ... and the volume of every other
 trooper, friendly, enemy or neutral. Never by: A and B themselves, markers, troopers that declared a movement".
 Terrain goes to the world's ray back-end in large batches (`obstruction.blocked`); each pair is tested against the
 troopers standing in its corridor only. Every segment cast is reported to `progress`, and the convex parts that

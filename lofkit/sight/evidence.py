@@ -1,6 +1,6 @@
 """What a sight verdict shows: the witness of "seen", the proof or the main blockers of "hidden".
 
-RULES.md (LoF 2): sight from A to B exists when "there is a point E anywhere in A's volume and a 3 mm x 3 mm square
+docs/rules.md (LoF 2): sight from A to B exists when "there is a point E anywhere in A's volume and a 3 mm x 3 mm square
 Q on B's silhouette template such that every segment from E to Q is unobstructed": a `Witness` is that E and Q. A
 NO is shown by one convex blocker every segment crosses (a proof), or by the blockers that stop the most segments
 of a fixed sample (`evidence_segments`), which pictures and Partial Cover draw on too.

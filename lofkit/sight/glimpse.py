@@ -1,7 +1,7 @@
 """Yes-or-no sight for many pairs at once, as analyses (heatmaps, exposure) ask it: exact but without evidence
 (`seen_pairs`), or a quick estimate from a few segments (`glimpse`).
 
-RULES.md (LoF 4): "sight(A, B) holds when the 3 x 3 mm test succeeds in either direction"; `seen_pairs` runs that
+docs/rules.md (LoF 4): "sight(A, B) holds when the 3 x 3 mm test succeeds in either direction"; `seen_pairs` runs that
 test (`search`), `glimpse` only samples it.
 """
 

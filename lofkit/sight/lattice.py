@@ -1,6 +1,6 @@
 """Where sight is sampled: eye points in the shooter's volume and a lattice on the target's silhouette template.
 
-RULES.md (LoF 2): "There is a point E anywhere in A's volume and a 3 mm x 3 mm square Q on B's silhouette template
+docs/rules.md (LoF 2): "There is a point E anywhere in A's volume and a 3 mm x 3 mm square Q on B's silhouette template
 such that every segment from E to Q is unobstructed. B's silhouette template is the flat rectangle (base width x
 silhouette height) standing on B's base, through B's base centre, facing E horizontally."
 

@@ -1,6 +1,6 @@
 """What obstructs a segment: blocking terrain (the world's ray back-end) and other troopers' volumes (exact cylinders).
 
-RULES.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks (solid scenery, and Zero
+docs/rules.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks (solid scenery, and Zero
 Visibility zones ...), and the volume of every other trooper, friendly, enemy or neutral. Never by: A and B
 themselves, markers, troopers that declared a movement in this order (`moving`), terrain marked
 `blocks_lof: false`." Touching is not obstructing: a segment must pass through a volume's inside.

@@ -1,6 +1,6 @@
 """Eye rows: which eye of which shooter looks at which template, one row per eye and pair, for a pass of the search.
 
-RULES.md (LoF 2): sight needs "a point E anywhere in A's volume"; the search tries the eyes of `lattice` in turn,
+docs/rules.md (LoF 2): sight needs "a point E anywhere in A's volume"; the search tries the eyes of `lattice` in turn,
 the best eye of every pair first. Dense eyes come in tiles (`lattice.dense_tiles`): a tile that one of its pair's
 candidate convex parts hides from every template it may look at is never made a row (the convexity lemma of
 `obstruction.covering_parts`, so no eye that sees something is left out).

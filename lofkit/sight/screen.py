@@ -1,6 +1,6 @@
 """What an eye provably cannot see, before any segment is cast: the compiled screen of the sight search.
 
-RULES.md (LoF 2): sight needs a square Q "such that every segment from E to Q is unobstructed". A convex part
+docs/rules.md (LoF 2): sight needs a square Q "such that every segment from E to Q is unobstructed". A convex part
 crossed by every segment from an eye to a region of its template hides that region (the convexity lemma of
 `obstruction.covering_parts`), so no segment to it needs casting. `screen` tries each eye's candidate parts against
 its whole template, against each of its `PATCHES`, and against each sampled segment (`kernels.screen_eyes`).

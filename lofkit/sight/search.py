@@ -1,7 +1,7 @@
 """Sight between troopers: the 3 x 3 mm rule with mutual awareness, searched coarse to fine.
 
-RULES.md (LoF 2): sight from A to B exists when "there is a point E anywhere in A's volume and a 3 mm x 3 mm square
-Q on B's silhouette template such that every segment from E to Q is unobstructed". RULES.md (LoF 4): "sight(A, B)
+docs/rules.md (LoF 2): sight from A to B exists when "there is a point E anywhere in A's volume and a 3 mm x 3 mm square
+Q on B's silhouette template such that every segment from E to Q is unobstructed". docs/rules.md (LoF 4): "sight(A, B)
 holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once per unordered pair."
 
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
@@ -11,7 +11,8 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    sampled points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
    first, until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
    fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
-   block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block segments that
+   block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block
+   segments that
    start inside them (see `obstruction.blocked`).
 Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
 that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made

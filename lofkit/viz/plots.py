@@ -12,13 +12,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
-import numpy as np  # noqa: E402
 
+from lofkit.design.layout import terrain_only  # noqa: E402
 from lofkit.design.scorecard import Heatmap, Lanes  # noqa: E402
 from lofkit.errors import LofkitError  # noqa: E402
-from lofkit.design.layout import terrain_only  # noqa: E402
 from lofkit.viz.render import build_plotter, top_view_pixel  # noqa: E402
 
 TOP_SIZE = (1000, 1000)

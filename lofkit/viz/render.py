@@ -21,7 +21,7 @@ import pyvista as pv  # noqa: E402
 from lofkit.errors import LofkitError  # noqa: E402
 from lofkit.rules.measure import ZOC_RADIUS  # noqa: E402
 from lofkit.scene.palette import KIND_COLOURS, KIND_OPACITY, NEUTRAL_COLOUR, TABLE_COLOUR, side_colour  # noqa: E402
-from lofkit.units import INCH  # noqa: E402
+from lofkit.units import EPS, INCH  # noqa: E402
 
 VIEWS = ("top", "iso", "eye", "target")
 LAYERS = ("arcs", "zoc", "zones", "rays")
@@ -135,7 +135,7 @@ def _table(plotter: pv.Plotter, world, grid: bool) -> None:
         plotter.add_mesh(top, texture=table_texture(world.scene), lighting=False)
     if not grid:
         return
-    xs, ys = np.arange(0, w + 1e-6, INCH), np.arange(0, d + 1e-6, INCH)
+    xs, ys = np.arange(0, w + EPS, INCH), np.arange(0, d + EPS, INCH)
     starts = np.vstack([np.column_stack([xs, np.zeros_like(xs)]), np.column_stack([np.zeros_like(ys), ys])])
     ends = np.vstack([np.column_stack([xs, np.full_like(xs, d)]), np.column_stack([np.full_like(ys, w), ys])])
     lift = np.full((len(starts), 1), 0.05)

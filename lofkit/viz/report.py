@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from lofkit.errors import LofkitError
-from lofkit.viz.render import Overlay, build_plotter, render
 from lofkit.units import to_inches
+from lofkit.viz.render import Overlay, build_plotter, render
 
 FILES = ("index.html", "verdict.json", "eye.png", "top.png", "iso.png", "scene.html")
 PICTURES = (("eye", "From {shooter}'s eye"), ("top", "Top view, to scale (1-inch grid)"), ("iso", "Overview"))
