@@ -134,13 +134,7 @@ def f2f_distribution_enumerated(sv1: int, burst1: int, sv2: int, burst2: int) ->
     hits1, crits1 = _kept_by_die(idx1, *arrays1, cancelled1, burst1)
     hits2, crits2 = _kept_by_die(idx2, *arrays2, cancelled2, burst2)
     any1, any2 = hits1 + crits1 > 0, hits2 + crits2 > 0
-    return F2FDistribution(
-        int(sv1),
-        burst1,
-        int(sv2),
-        burst2,
-        total,
-        outcomes_from_counts(_tally(hits1, crits1, any1, burst1), total),
-        outcomes_from_counts(_tally(hits2, crits2, any2, burst2), total),
-        int(np.count_nonzero(~any1 & ~any2)),
-    )
+    p1 = outcomes_from_counts(_tally(hits1, crits1, any1, burst1), total)
+    p2 = outcomes_from_counts(_tally(hits2, crits2, any2, burst2), total)
+    neither = int(np.count_nonzero(~any1 & ~any2))
+    return F2FDistribution(int(sv1), burst1, int(sv2), burst2, total, p1, p2, neither)

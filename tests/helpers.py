@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -29,3 +31,8 @@ def write_scene(folder: Path, data: dict, name: str = "scene.yaml") -> Path:
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
 
+
+def run_example(script: str, folder: Path, **options) -> subprocess.CompletedProcess:
+    """Run the repository's example `script` (a path relative to the repository) in `folder`, capturing its text."""
+    return subprocess.run([sys.executable, str(REPO / script)], cwd=folder, capture_output=True, text=True,
+                          timeout=300, **options)

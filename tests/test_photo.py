@@ -23,7 +23,7 @@ from lofkit.exchange.photo_table import (
 )
 from lofkit.testing import synthetic_photo
 from lofkit.units import INCH
-from tests.helpers import build_world, write_scene
+from tests.helpers import build_world, run_example, write_scene
 
 TABLE = (48 * INCH, 48 * INCH)
 # The photographer's view: the near edge wide, the far edge narrower and the table slightly turned.
@@ -326,13 +326,7 @@ def test_top_view_shows_the_table_image_in_place(tmp_path):
 
 @pytest.mark.slow
 def test_the_walkthrough_example_runs(tmp_path):
-    import subprocess
-    import sys
-
-    from tests.helpers import REPO
-
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "imports" / "photo_walkthrough.py")], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = run_example("examples/imports/photo_walkthrough.py", tmp_path)
     assert done.returncode == 0, done.stderr
     assert "out/imports/photo/scene.yaml: 8 bases" in done.stdout
     assert Image.open(tmp_path / "out" / "imports" / "photo_top.png").size == (900, 900)

@@ -14,15 +14,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
 from click.testing import CliRunner
 
 from lofkit.cli import cli
-from tests.helpers import REPO, scene_data, trooper, write_scene
+from tests.helpers import REPO, run_example, scene_data, trooper, write_scene
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -100,8 +98,7 @@ def reader_folder(tmp_path_factory):
     (folder / "examples").symlink_to(REPO / "examples", target_is_directory=True)
     env = {**os.environ, "VTK_DEFAULT_OPENGL_WINDOW": "vtkEGLRenderWindow"}
     for script in sorted({script for script, _ in WALKTHROUGHS.values()}):
-        done = subprocess.run([sys.executable, str(REPO / script)], cwd=folder, capture_output=True, text=True,
-                              env=env, timeout=300)
+        done = run_example(script, folder, env=env)
         assert done.returncode == 0, done.stderr
     for name, (_, made) in WALKTHROUGHS.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from lofkit import World, check, load_scene
 from lofkit.rules.lof import sample_segments
 from lofkit.viz.render import Overlay, render, side_colours, top_view_pixel
 from lofkit.viz.report import write_report
-from tests.helpers import REPO, build_world, trooper
+from tests.helpers import REPO, build_world, run_example, trooper
 
 RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -143,11 +143,7 @@ EXAMPLE_SCRIPTS = sorted(str(p.relative_to(REPO)) for folder in ("pictures", "ru
 @pytest.mark.slow
 @pytest.mark.parametrize("script", EXAMPLE_SCRIPTS)
 def test_example_picture_scripts_run(tmp_path, script):
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, str(REPO / script)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    done = run_example(script, tmp_path)
     assert done.returncode == 0, done.stderr
     picture = tmp_path / done.stdout.split(":")[0].strip()
     assert Image.open(picture).size[0] > 0

@@ -9,6 +9,7 @@ import pytest
 from lofkit import World, load_scene
 from lofkit.exchange.tts import scene_rotation, trooper_profile
 from lofkit.exchange.tts_save import cache_names, layout_lines
+from tests.helpers import run_example
 
 INCH = 25.4
 CACHED_URL = "http://cloud-3.steamusercontent.com/ugc/1234/ABCD5678/"
@@ -229,13 +230,7 @@ def test_a_trooper_with_a_cached_mesh_stands_on_its_lowest_point(tts_files, run_
 
 @pytest.mark.slow
 def test_the_walkthrough_example_runs(tmp_path):
-    import subprocess
-    import sys
-
-    from tests.helpers import REPO
-
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "imports" / "tts_walkthrough.py")], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = run_example("examples/imports/tts_walkthrough.py", tmp_path)
     assert done.returncode == 0, done.stderr
     assert "trooper fusilier-s2: S2 blue at (304.8, 254.0) mm facing 90" in done.stdout
     assert "unresolved Ruined tower: https://example.com/never-downloaded/tower.obj" in done.stdout

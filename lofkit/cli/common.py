@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from lofkit.errors import LofkitError
-from lofkit.exchange.messages import SettingError
+from lofkit.exchange.messages import SettingError, render
 from lofkit.exchange.output import OutputFolderError
 from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene
@@ -27,7 +27,7 @@ def load_world(scene_path: str, quiet: bool = False) -> World:
     world = World.from_scene(load_scene(scene_path))
     if not quiet:
         for warning in world.warnings:
-            err.print(f"[yellow]warning:[/] {scene_path}: {warning.where}: {warning.message}", highlight=False)
+            err.print(f"[yellow]warning:[/] {escape(f'{scene_path}: {warning.where}: {warning.message}')}", highlight=False)
     return world
 
 
@@ -39,6 +39,16 @@ def warn(source: str, warnings) -> None:
     """Each warning on stderr, naming the file it is about (the text is the user's: no rich markup in it)."""
     for warning in warnings:
         err.print(f"[yellow]warning:[/] {escape(f'{source}: {warning}')}", highlight=False)
+
+
+def report_import(source: str, result, flags: Mapping[str, str], as_json: bool) -> bool:
+    """An importer's warnings on stderr, its settings named by their `flags`; with `--json` also its result, and then
+    True: nothing more to print."""
+    warnings = [render(warning, flags) for warning in result.warnings]
+    warn(source, warnings)
+    if as_json:
+        emit_json({**result.to_dict(), "warnings": warnings})
+    return as_json
 
 
 @contextmanager

@@ -14,9 +14,9 @@ from lofkit.cli.common import (
     naming,
     out,
     parse_table_size,
+    report_import,
     scene_argument,
     table_option,
-    warn,
 )
 from lofkit.exchange.messages import render
 from lofkit.exchange.output import OutputFolderError
@@ -59,10 +59,7 @@ def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane
     with naming(SCAN_FLAGS, _scan_folder_message):
         result = import_scan(scan, parse_table_size(table_text), output, scale=scale, scan_units=scan_units,
                              turn=int(turn), plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
-    warnings = [render(warning, SCAN_FLAGS) for warning in result.warnings]
-    warn(scan, warnings)
-    if as_json:
-        emit_json({**result.to_dict(), "warnings": warnings})
+    if report_import(scan, result, SCAN_FLAGS, as_json):
         return
     w, d = result.table_found_mm
     out.print(f"levelled by {result.tilt_deg:.2f}°, scaled by {result.scale:.6g}; table found {w:.1f} x {d:.1f} mm "

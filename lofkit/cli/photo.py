@@ -6,9 +6,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import emit_json, json_option, length_option, naming, out, parse_table_size, table_option, warn
+from lofkit.cli.common import json_option, length_option, naming, out, parse_table_size, report_import, table_option
 from lofkit.errors import LofkitError
-from lofkit.exchange.messages import render
 from lofkit.exchange.output import OutputFolderError
 
 FLAGS = {"corners_px": "--corners", "marker_size": "--marker-size", "marker_inset": "--marker-inset",
@@ -62,10 +61,7 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
             marker_inset=length_option(marker_inset, "--marker-inset"),
             mm_per_pixel=mm_per_pixel, bases=not no_bases, force=force,
         )
-    warnings = [render(warning, FLAGS) for warning in result.warnings]
-    warn(photo, warnings)
-    if as_json:
-        emit_json({**result.to_dict(), "warnings": warnings})
+    if report_import(photo, result, FLAGS, as_json):
         return
     width, depth = result.table_mm
     sx, sy = result.mm_per_pixel

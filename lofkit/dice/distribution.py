@@ -149,13 +149,7 @@ def f2f_distribution(sv1: int, burst1: int, sv2: int, burst2: int) -> F2FDistrib
     best1 = _best_counts(_at_most(counts1), burst1)
     best2 = _best_counts(_at_most(counts2), burst2)
     total = 20 ** (burst1 + burst2)
-    return F2FDistribution(
-        int(sv1),
-        burst1,
-        int(sv2),
-        burst2,
-        total,
-        outcomes_from_counts(_kept_counts(counts1, burst1, best2), total),
-        outcomes_from_counts(_kept_counts(counts2, burst2, best1), total),
-        sum(a * b for a, b in zip(best1, best2)),
-    )
+    p1 = outcomes_from_counts(_kept_counts(counts1, burst1, best2), total)
+    p2 = outcomes_from_counts(_kept_counts(counts2, burst2, best1), total)
+    neither = sum(a * b for a, b in zip(best1, best2))
+    return F2FDistribution(int(sv1), burst1, int(sv2), burst2, total, p1, p2, neither)
