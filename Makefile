@@ -7,7 +7,7 @@ STAMP := $(VENV)/.lofkit-installed
 SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
-.PHONY: demo test test-fast lint setup system-deps models tables bench clean
+.PHONY: demo test test-fast lint setup system-deps models real-models tables bench clean
 
 demo: setup
 	$(BIN)/lofkit validate examples/tables/table-a.yaml
@@ -48,6 +48,10 @@ system-deps:
 
 models: setup
 	$(BIN)/python terrain_models/make_models.py
+
+# Pieces made the way real kits are exported (one non-convex body each); needs manifold3d, in the dev extra.
+real-models: setup
+	$(BIN)/python terrain_models/make_real_models.py
 
 tables: setup
 	$(BIN)/python examples/tables/make_tables.py
