@@ -355,7 +355,7 @@ def rock_outcrop(rng):
 
 
 PIECES = {  # name: (builder, watertight, levels: heights (mm) of floors and tops that fit a 25 mm base, notes)
-    "ruined_hab": (ruined_hab, True, [1.5, 73], "ruined two-storey building, 3 mm walls with a jagged top, half "
+    "ruined_hab": (ruined_hab, True, [1.5, 2, 73], "ruined two-storey building, 3 mm walls with a jagged top, half "
                    "an upper floor at 70-73 mm reached by stairs, framed windows, a door, a breach and rubble"),
     "tower_block": (tower_block, True, [0, 71.5, 140], "closed two-storey block, 2.5 mm walls, 18x24 mm framed "
                     "windows on every wall, a door, drainpipes, a 10 mm roof parapet and vents"),

@@ -1,4 +1,5 @@
-"""Generate the example 48" x 48" tables `table-a.yaml` (inches) and `table-b.yaml` (mm, the densest).
+"""Generate the example 48" x 48" tables `table-a.yaml` (inches), `table-b.yaml` (mm, the densest) and
+`table-c.yaml` (mm, made only of the `real_` pieces: one non-convex body each, thousands of triangles).
 
 Run: `python examples/tables/make_tables.py` (seeded, so the output is the same every time).
 Terrain is laid out point-symmetrically: each piece of the blue half is placed at random (seeded) inside its band
@@ -24,7 +25,8 @@ from lofkit.scene.silhouettes import volume_size
 
 HERE = Path(__file__).resolve().parent
 MODELS = HERE.parent.parent / "terrain_models"
-CATALOG = {entry["name"]: entry for entry in yaml.safe_load((MODELS / "catalog.yaml").read_text())}
+CATALOG = {entry["name"]: entry for catalog in ("catalog.yaml", "catalog-real.yaml")
+           for entry in yaml.safe_load((MODELS / catalog).read_text())}
 SIZE = 48 * INCH  # the table is SIZE x SIZE mm
 ZONE = 12 * INCH  # depth of each deployment strip
 
@@ -360,6 +362,39 @@ def table_b() -> None:
     t.write(HERE / "table-b.yaml")
 
 
+def table_c() -> None:
+    """A table of pieces made the way real kits are exported (terrain_models/make_real_models.py): 8 pieces a
+    half, 13 troopers and a marker a side, five of them on a roof, an upper floor, a walkway or inside a ruin."""
+    t = Table("mm", seed=11)
+    t.lay_out(
+        [
+            mesh("real_tower_block", (13, 22), tag="roof", square=True),
+            mesh("real_ruined_hab", (13, 22), tag="ruin", square=True),
+            mesh("real_walkway", (12, 22), tag="deck"),
+            mesh("real_roofless_shell", (4, 20), tag="shell", square=True),
+            mesh("real_open_facade", (12, 22)),
+            mesh("real_crystal_wall", (12, 22)),
+            mesh("real_rock_outcrop", (3, 20)),
+            mesh("real_barricade", (2, 11)),
+        ],
+        centre=[],
+    )
+    for side in ("blue", "red"):
+        posts = [
+            Post(2, "roof", (0, -24), expect=level("real_tower_block")),
+            Post(2, "ruin", (-36, -4), expect=level("real_ruined_hab")),
+            Post(3, "ruin", (59, 41), inset=5, expect=level("real_ruined_hab", 1)),
+            Post(1, "deck", (80, 0), expect=level("real_walkway")),
+            Post(4, "shell", (-35, 5), inset=5, expect=level("real_roofless_shell")),
+        ]
+        ground = [1, 2, 3, 5, 6, 7, 8, 2]
+        states = {13: ["prone"]} if side == "blue" else {9: ["moving"]}
+        t.deploy(side, ground, posts, markers=1, states=states)
+    t.face()
+    t.write(HERE / "table-c.yaml")
+
+
 if __name__ == "__main__":
     table_a()
     table_b()
+    table_c()
