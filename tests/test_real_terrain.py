@@ -1,0 +1,81 @@
+"""The `real_` terrain pieces (terrain_models/make_real_models.py) and table-c: terrain as real kits export it, one
+non-convex body per piece with thousands of triangles, some not watertight; the engine's hard case."""
+
+import json
+
+import numpy as np
+import pytest
+import trimesh
+import yaml
+
+from lofkit import World, validate_file
+from lofkit.sight.search import sight
+from lofkit.testing import sight_brute_force
+from tests.helpers import REPO, build_world, trooper
+
+MODELS = REPO / "terrain_models"
+CATALOG = yaml.safe_load((MODELS / "catalog-real.yaml").read_text())
+TABLE_C = REPO / "examples" / "tables" / "table-c.yaml"
+
+
+def load(entry: dict) -> trimesh.Trimesh:
+    return trimesh.load(MODELS / entry["file"], force="mesh")
+
+
+@pytest.mark.parametrize("entry", CATALOG, ids=lambda e: e["name"])
+def test_each_real_piece_is_one_non_convex_body_of_thousands_of_triangles(entry):
+    mesh = load(entry)
+    assert entry["name"].startswith("real_") and entry["bodies"] == 1
+    assert len(mesh.split(only_watertight=False, repair=False)) == 1  # repair=False: no hole filling (networkx)
+    assert not mesh.is_convex
+    assert len(mesh.faces) == entry["triangles"] >= 2000
+    assert mesh.is_watertight is entry["watertight"]
+    assert np.allclose(mesh.extents, [*entry["footprint"], entry["height"]], atol=1e-2)
+    assert np.isclose(mesh.bounds[0, 2], 0) and np.allclose((mesh.bounds[0, :2] + mesh.bounds[1, :2]) / 2, 0)
+
+
+def test_at_least_two_real_pieces_are_not_watertight():
+    open_pieces = [e["name"] for e in CATALOG if not load(e).is_watertight]
+    assert len(open_pieces) >= 2 and len(open_pieces) == sum(not e["watertight"] for e in CATALOG)
+
+
+def test_table_c_validates_and_loads_into_a_world():
+    result, world = validate_file(TABLE_C)
+    assert result.errors == () and result.warnings == () and isinstance(world, World)
+    assert 12 <= len(world.pieces) <= 20 and len(world.scene.deployment_zones) == 2
+    assert all("real_" in str(t.mesh) for t in world.scene.terrain)
+    troopers = [t for t in world.scene.troopers if not t.marker]
+    assert len(troopers) >= 24 and len({t.silhouette for t in troopers}) >= 6
+    assert sum(z > 1 for z in world.troopers.z) >= 8  # on roofs, the ruin's upper floor and the walkways
+
+
+def test_check_on_table_c_gives_an_answer(run_cli):
+    result = run_cli("check", TABLE_C, "blue-1", "red-1", "--json")
+    assert result.exit_code == 0, result.stderr
+    verdict = json.loads(result.stdout)
+    assert isinstance(verdict["lof"], bool) and isinstance(verdict["sight"], bool)
+
+
+def piece(name: str, x: float, y: float, rotation: float = 0) -> dict:
+    return {"id": name, "mesh": str(MODELS / f"real_{name}.stl"), "position": [x, y, 0], "rotation": rotation}
+
+
+@pytest.mark.slow
+def test_fast_search_equals_the_brute_force_reference_among_real_pieces():
+    """A closed block, an open-topped shell (not watertight) and a ruin with a jagged top: troopers in the open,
+    behind the block, inside the shell (seen only through its door and windows, or over its walls from above) and
+    on the ruin's upper floor."""
+    world = build_world(
+        [
+            trooper("a", 600, 250),
+            trooper("b", 600, 820, side="red", facing=270),  # behind the block from a
+            trooper("c", 380, 520, z="auto", side="red", facing=0),  # inside the shell
+            trooper("d", 864, 556, z="auto", silhouette=3, facing=180),  # on the ruin's upper floor
+            trooper("e", 250, 300, silhouette=5, facing=45),
+        ],
+        [piece("tower_block", 600, 560), piece("roofless_shell", 400, 520), piece("ruined_hab", 900, 560)],
+    )
+    pairs = [(i, j) for i in range(5) for j in range(i + 1, 5)]
+    fast, brute = sight(world, pairs), sight_brute_force(world, pairs)
+    assert {k: s.seen for k, s in fast.items()} == {k: s.seen for k, s in brute.items()}
+    assert any(s.seen for s in fast.values()) and not all(s.seen for s in fast.values())
