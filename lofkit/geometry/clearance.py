@@ -1,16 +1,13 @@
 """Which troopers' volumes cut into solid scenery.
 
-README "Scene files": "a trooper whose volume intersects solid scenery" is a warning; docs/rules.md (Deployment): "the
-volume
-intersects no scenery". A volume resting on a surface touches it without intersecting it, so the test runs on the
+README "Scene files": "a trooper whose volume intersects solid scenery" is a warning; docs/rules.md (Deployment):
+"the volume intersects no scenery". A volume resting on a surface touches it without intersecting it, so the test runs on the
 cylinder shrunk by `CLEARANCE` (0.01 mm) on every side. It finds scenery crossing the volume (segments sampled
 inside it hit a surface), scenery poking into it (a mesh vertex inside it) and a volume buried whole in a closed
 piece (its centre inside that mesh).
 """
 
 from __future__ import annotations
-
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -27,9 +24,8 @@ def disc_pattern(rings: int = 3, per_ring: int = 12) -> np.ndarray:
     return np.vstack([[0.0, 0.0], ring])
 
 
-def _sample_segments(world, troopers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _sample_segments(v, troopers: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vertical segments over a disc pattern and horizontal chords at three heights inside each shrunk volume."""
-    v = world.troopers
     r = v.radius[troopers] - CLEARANCE
     z0, z1 = v.z[troopers] + CLEARANCE, v.top[troopers] - CLEARANCE
     disc = disc_pattern(rings=2, per_ring=8)
@@ -60,14 +56,15 @@ def _sample_segments(world, troopers: np.ndarray) -> tuple[np.ndarray, np.ndarra
     )
 
 
-def scenery_overlaps(world, troopers: np.ndarray | None = None) -> dict[int, list[str]]:
-    """Map trooper index -> ids of the solid pieces its volume intersects (troopers with none are left out)."""
-    v = world.troopers
+def scenery_overlaps(world, troopers: np.ndarray | None = None, volumes=None) -> dict[int, list[str]]:
+    """Map trooper index -> ids of the solid pieces its volume intersects (troopers with none are left out); the
+    volumes are the world's troopers unless `volumes` (geometry.volumes.Volumes) are given."""
+    v = world.troopers if volumes is None else volumes
     troopers = np.arange(len(v)) if troopers is None else np.asarray(troopers)
     found: dict[int, set[int]] = {}
     if len(world.solid_pieces) == 0 or len(troopers) == 0:
         return {}
-    origins, directions, lengths, owner = _sample_segments(world, troopers)
+    origins, directions, lengths, owner = _sample_segments(v, troopers)
     distance, hit = world.solid_rays.first_hit(origins, directions, lengths)
     for trooper, piece in set(zip(owner[hit >= 0].tolist(), world.solid_pieces[hit[hit >= 0]].tolist())):
         found.setdefault(trooper, set()).add(piece)
@@ -78,13 +75,12 @@ def scenery_overlaps(world, troopers: np.ndarray | None = None) -> dict[int, lis
         for piece in set(world.piece_index.intersection(tuple(box))) & solid:
             if piece in found.get(trooper, ()):
                 continue
-            if _pokes_into(world, trooper, world.pieces[piece].mesh):
+            if _pokes_into(v, trooper, world.pieces[piece].mesh):
                 found.setdefault(trooper, set()).add(piece)
     return {t: sorted(world.pieces[p].id for p in pieces) for t, pieces in sorted(found.items())}
 
 
-def _pokes_into(world, trooper: int, mesh) -> bool:
-    v = world.troopers
+def _pokes_into(v, trooper: int, mesh) -> bool:
     r = v.radius[trooper] - CLEARANCE
     z0, z1 = v.z[trooper] + CLEARANCE, v.top[trooper] - CLEARANCE
     vertices = mesh.vertices
@@ -113,13 +109,6 @@ def volume_overlaps(world, volumes) -> list[list[str]]:
     chosen = np.flatnonzero(near)
     if len(chosen) == 0:
         return found
-    probe = SimpleNamespace(
-        troopers=volumes,
-        pieces=world.pieces,
-        piece_index=world.piece_index,
-        solid_pieces=world.solid_pieces,
-        solid_rays=world.solid_rays,
-    )
-    for k, pieces in scenery_overlaps(probe, chosen).items():
+    for k, pieces in scenery_overlaps(world, chosen, volumes).items():
         found[k] = pieces
     return found
