@@ -20,7 +20,6 @@ Run: `python benchmarks/bench_heatmap.py [--zone red] [--executor processes] [--
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from lofkit.design.executors import open_executor
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
 from lofkit.design.scorecard import heatmap
-from lofkit.geometry.volumes import base_volumes as cylinders
+from lofkit.geometry.volumes import base_volumes
 from lofkit.testing import sight_brute_force
 
 TABLE = Path(__file__).resolve().parents[1] / "examples" / "tables" / "table-b.yaml"
@@ -60,8 +59,7 @@ def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
     pick_v, pick_c = rng.choice(viewers, pairs_wanted), rng.choice(cells, pairs_wanted)
     centres = np.vstack([result.viewers.centres[pick_v], result.centres[pick_c]])
     z = np.concatenate([result.viewers.z[pick_v], result.z[pick_c]])
-    volumes = cylinders(centres, z, 12.5, 40.0)
-    probe = world.with_troopers(dataclasses.replace(volumes, moving=np.ones(len(volumes), dtype=bool)))
+    probe = world.with_troopers(base_volumes(centres, z, 12.5, 40.0))  # probes block no LoF
     pairs = [(k, pairs_wanted + k) for k in range(pairs_wanted)]
     brute, seconds = timed(sight_brute_force, probe, pairs)
     same = sum(brute[p].seen == result.seen[v, c] for p, v, c in zip(pairs, pick_v, pick_c))

@@ -9,7 +9,8 @@ True
 """
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
-from lofkit.geometry.world import Volumes, World
+from lofkit.geometry.volumes import Volumes
+from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
 from lofkit.rules.deployment import deploy_check
 from lofkit.rules.dispersion import disperse, disperse_all

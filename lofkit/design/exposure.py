@@ -21,8 +21,8 @@ from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.sight.casting import Progress
 from lofkit.sight.glimpse import glimpse, seen_pairs
-from lofkit.sight.search import Progress
 from lofkit.units import INCH
 
 VIEWERS_PER_BATCH = 4

@@ -15,6 +15,7 @@ base that fits also lies on the table, `scene.table.base_on_table`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class BaseFit:
         """docs/rules.md: "it rests flat on a supporting surface at least as large as the base"."""
         return self.drop <= SUPPORT_TOLERANCE
 
-    @property
+    @cached_property
     def clear(self) -> np.ndarray:
         """docs/rules.md: "the volume intersects no scenery"."""
         return np.array([not pieces for pieces in self.scenery], dtype=bool)

@@ -99,9 +99,9 @@ class Volumes:
         return np.hstack([self.centre - r, self.z[:, None], self.centre + r, self.top[:, None]])
 
 
-def base_volumes(centres, z, radii, heights, blocks_lof: bool = False) -> Volumes:
+def base_volumes(centres, z, radii, heights) -> Volumes:
     """Volumes for bases that are not (or not yet) troopers of the scene, e.g. spots a dispersing trooper may take or
-    an analysis's probes. They are spots, not troopers: they block no LoF unless `blocks_lof`."""
+    an analysis's probes. They are spots, not troopers: they block no LoF."""
     centres = np.reshape(np.asarray(centres, dtype=float), (-1, 2))
     n = len(centres)
 
@@ -122,5 +122,5 @@ def base_volumes(centres, z, radii, heights, blocks_lof: bool = False) -> Volume
         moving=false,
         engaged=false,
         prone=false,
-        blocks_lof=np.full(n, blocks_lof, dtype=bool),
+        blocks_lof=false,
     )

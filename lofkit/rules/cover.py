@@ -19,8 +19,6 @@ CONTACT_HEIGHT = 1.0
 tolerance, so the surface the base stands on is never scenery it touches."""
 PARTIAL_COVER_BS_MOD = -3
 """docs/rules.md (Cover): "Cover gives -3 to the attacker's BS"."""
-PARTIAL_COVER_ARM_MOD = +3
-"""docs/rules.md (Cover): Cover gives "+3 to the target's ARM"."""
 LOW_VISIBILITY_MOD = -3
 """A Low Visibility zone on the witness segments: -3 (not cumulative with Poor Visibility; the worst applies)."""
 POOR_VISIBILITY_MOD = -6

@@ -47,8 +47,7 @@ from lofkit.units import EPS, INCH, reported
 
 DISPERSION_DISTANCE = 16 * INCH
 """docs/rules.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a
-skill
-or scenario says otherwise)"."""
+skill or scenario says otherwise)"."""
 
 TEMPLATE_STEP = 18.0
 """Degrees between two numbers of the Circular Template."""
@@ -327,9 +326,9 @@ def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple
     if len(k) == 0:
         return legal, z
     z[k] = surface_under(world, centres[k])
-    on_table = z[k] <= world.scene.base_contact_tolerance + EPS  # touching the table's edge, not standing on scenery
-    legal[k[~on_table]] = False
-    k = k[on_table]
+    at_table_level = z[k] <= world.scene.base_contact_tolerance + EPS  # on the table top, not on scenery at its edge
+    legal[k[~at_table_level]] = False
+    k = k[at_table_level]
     touching = _contacts(world, element, centres[k], z[k], hostile_only=True)[0].any(axis=1)
     legal[k[touching]] = False
     k = k[~touching]

@@ -16,9 +16,10 @@ from lofkit.errors import LofkitError
 from lofkit.rules.cover import partial_cover, scenery_in_contact, visibility_mod
 from lofkit.rules.measure import base_contact, base_distance, in_arc, in_zoc, may_trace, range_band
 from lofkit.rules.results import LofVerdict, MatrixResult
+from lofkit.sight.casting import Progress
 from lofkit.sight.evidence import Sight, evidence_segments
 from lofkit.sight.obstruction import Segments, blocker_names, first_obstruction
-from lofkit.sight.search import Progress, sight
+from lofkit.sight.search import sight
 
 
 def _target_problem(volumes, a: int, b: int) -> str | None:

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lofkit.sight.casting import Progress
 from lofkit.sight.lattice import END_TRIM, headings, key_eyes, template_axis, to_world
 from lofkit.sight.obstruction import Segments, blocked, inside_zero_visibility
-from lofkit.sight.search import Progress, run_search
+from lofkit.sight.search import run_search
 
 GLIMPSE_EYES = (0, 1, 6, 2, 3)
 """Key eyes a glimpse looks from: the top's front, centre, left and right, and the front at half height."""

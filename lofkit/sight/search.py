@@ -12,8 +12,7 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    first, until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
    fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
    block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block
-   segments that
-   start inside them (see `obstruction.blocked`).
+   segments that start inside them (see `obstruction.blocked`).
 Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
 that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made
 a row (`rows.eye_rows`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches
@@ -47,7 +46,7 @@ from lofkit.sight.obstruction import hiding_blocker, hiding_parts
 from lofkit.sight.rows import EyeRows, Views, eye_rows
 from lofkit.sight.screen import in_patches, screen
 
-__all__ = ["Progress", "PairSearch", "run_search", "sight"]
+__all__ = ["PairSearch", "run_search", "sight"]
 
 BATCH_POINTS = 8_000_000
 """Lattice points held at once (rows x lattice size) in a pass."""
