@@ -1,6 +1,5 @@
 """docs/rules.md section Dispersion: the template's directions, the 16" move, the landing height and the fallback for
-each
-of the four reasons, on constructed tables whose answers are worked out by hand."""
+each of the four reasons, on constructed tables whose answers are worked out by hand."""
 
 import math
 

@@ -96,8 +96,7 @@ def signed_clearance(zone: shapely.Geometry, centres: np.ndarray) -> np.ndarray:
 
 def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarray:
     """docs/rules.md (Deployment): "The base must be totally inside the owner's deployment zone (a base touching the
-    zone's
-    edge from inside is in)": how far each base crosses the zone's edge, in mm; inside when <= EPS."""
+    zone's edge from inside is in)": how far each base crosses the zone's edge, in mm; inside when <= EPS."""
     return np.asarray(radii, dtype=float) - signed_clearance(zone, centres)
 
 

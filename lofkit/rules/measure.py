@@ -38,8 +38,8 @@ def base_contact(volumes, a, b, tolerance: float) -> np.ndarray:
 
 
 def range_band(distance_mm) -> tuple[np.ndarray, np.ndarray]:
-    """docs/rules.md: "8-inch bands (0-8", 8-16", ... 96"); a distance exactly on a boundary belongs to the shorter
-    band".
+    """docs/rules.md: "8-inch bands (0-8", 8-16", ... 96"); a distance exactly on a boundary belongs to the
+    shorter band".
 
     Returns (band number from 1, label like ``"8-16in"``); past 96" the label is ``"over 96in"``.
 
@@ -58,8 +58,7 @@ def range_band(distance_mm) -> tuple[np.ndarray, np.ndarray]:
 
 def in_front_arc(volumes, a, b) -> np.ndarray:
     """docs/rules.md (LoF 1): "B's volume is totally or partially inside A's front 180 degree arc: the closed
-    half-space in
-    front of the vertical plane through A's base centre perpendicular to A's facing".
+    half-space in front of the vertical plane through A's base centre perpendicular to A's facing".
 
     A cylinder reaches that half-space when its centre's signed distance along the facing is >= -radius.
     """
