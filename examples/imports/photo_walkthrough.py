@@ -36,7 +36,7 @@ shot = synthetic_photo(TABLE, corners, photo_size=(1600, 1200), bases=BASES, box
                        marker_turns=(0, 1, 2, 3), noise=5.0)
 cv2.imwrite(str(OUT / "photo.jpg"), shot.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
 
-result = import_photo(OUT / "photo.jpg", OUT / "photo", TABLE, marker_size=50.0, marker_inset=10.0, force=True)
+result = import_photo(OUT / "photo.jpg", OUT / "photo", TABLE, marker_size=50.0, marker_inset=10.0, overwrite=True)
 corner_error = np.linalg.norm(map_points(result.fit.homography, shot.corners_px) - table_corners(*TABLE), axis=1)
 print(f"table found from markers {result.fit.markers_found}: marker corners fit within {result.fit.residual_mm:.2f} "
       f"mm RMS; the true corners land within {corner_error.max():.2f} mm of the table's")

@@ -59,7 +59,7 @@ def naming(flags: Mapping[str, str],
     try:
         yield
     except SettingError as exc:
-        raise LofkitError(exc.render(flags)) from None
+        raise LofkitError(exc.message.render(flags)) from None
     except OutputFolderError as exc:
         if folder_message is None:
             raise

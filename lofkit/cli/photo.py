@@ -59,7 +59,7 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
             corners_px=parse_corners(corners_text) if corners_text is not None else None,
             marker_size=length_option(marker_size, "--marker-size") if markers else None,
             marker_inset=length_option(marker_inset, "--marker-inset"),
-            mm_per_pixel=mm_per_pixel, bases=not no_bases, force=force,
+            mm_per_pixel=mm_per_pixel, bases=not no_bases, overwrite=force,
         )
     if report_import(photo, result, FLAGS, as_json):
         return

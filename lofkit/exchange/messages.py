@@ -38,13 +38,6 @@ class Message(str):
         """The text with each setting named as in `names` (a setting not in it keeps its own name)."""
         return self.template.format_map(_Fields(self.values, names))
 
-    def __reduce__(self):
-        return _message, (self.template, self.values)
-
-
-def _message(template: str, values: dict) -> Message:
-    return Message(template, **values)
-
 
 def render(text: str, names: Mapping[str, str]) -> str:
     """A `Message` with its settings named as in `names`; any other text as it is."""
@@ -52,20 +45,8 @@ def render(text: str, names: Mapping[str, str]) -> str:
 
 
 class SettingError(LofkitError):
-    """Bad input to an importer or exporter, worded as a `Message`: `render(names)` names the settings differently."""
+    """Bad input to an importer or exporter, worded as a `Message` (`message`), whose settings a caller may name."""
 
     def __init__(self, template: str, **values):
         self.message = Message(template, **values)
         super().__init__(str(self.message))
-
-    def render(self, names: Mapping[str, str]) -> str:
-        return self.message.render(names)
-
-    def __reduce__(self):
-        return _setting_error, (type(self), self.message.template, self.message.values)
-
-
-def _setting_error(cls: type, template: str, values: dict) -> SettingError:
-    error = SettingError.__new__(cls)
-    SettingError.__init__(error, template, **values)
-    return error

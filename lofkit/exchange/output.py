@@ -3,7 +3,8 @@
 Policy: nothing a user made is ever replaced. An output file is written only where no file is, unless `overwrite`;
 an output folder must be new, empty, or hold only the outputs of an earlier run of the same import (replaced only
 with `overwrite`). Checks come before any work, so a refused run writes nothing. What every importer produces is a
-normal, validated scene file (README "Scene files").
+normal scene file, validated before it is written (README "Scene files"); its other outputs (a mesh, a table map)
+are written before it.
 """
 
 from __future__ import annotations
@@ -27,9 +28,6 @@ class OutputExistsError(SettingError):
         super().__init__("{path}: the file already exists; choose another name or pass {overwrite} to replace it",
                          path=path)
 
-    def __reduce__(self):
-        return type(self), (self.path,)
-
 
 class OutputFolderError(LofkitError):
     """An output folder an import may not write into: a file (`is_file`), or a folder holding `others` (files that
@@ -47,9 +45,6 @@ class OutputFolderError(LofkitError):
             text = (f"{folder} already holds {', '.join(self.earlier)} from an earlier import; allow overwriting to "
                     "replace them, or give a new folder")
         super().__init__(text)
-
-    def __reduce__(self):
-        return type(self), (self.folder, self.is_file, self.others, self.earlier, self.overwrite)
 
 
 def check_output_file(path: Path | str, overwrite: bool) -> None:

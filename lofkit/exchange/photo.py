@@ -148,7 +148,7 @@ def write_table_map(folder: Path, ortho: np.ndarray, stub: dict, comment: str, o
 
 def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[float, float],
                  corners_px: np.ndarray | None = None, marker_size: float | None = None, marker_inset: float = 0.0,
-                 mm_per_pixel: float = 0.5, bases: bool = True, force: bool = False) -> PhotoImport:
+                 mm_per_pixel: float = 0.5, bases: bool = True, overwrite: bool = False) -> PhotoImport:
     """Rectify a top-down photo into `folder`/table.png and write `folder`/scene.yaml (a stub with the bases).
 
     The table is found from `corners_px` (photo pixels, bottom-left, bottom-right, top-right, top-left) or, when
@@ -158,13 +158,13 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     if (corners_px is None) == (marker_size is None):
         raise SettingError("give the table's corners ({corners_px}) or the size of its markers ({marker_size}), one of "
                            "the two")
-    check_output_folder(folder, FILES, force)
+    check_output_folder(folder, FILES, overwrite)
     columns, rows = ortho_size(width, depth, mm_per_pixel)
     photo = read_photo(photo_path)
     fit = fit_table(photo, (width, depth), corners_px, marker_size, marker_inset, source=str(photo_path))
     ortho = rectify(photo, fit, width, depth, mm_per_pixel)
     found = bases_in(photo, fit, (width, depth), ortho, mm_per_pixel) if bases else []
     image_path, scene_path = write_table_map(folder, ortho, scene_stub(table_mm, found),
-                                             stub_comment(Path(photo_path).name), force)
+                                             stub_comment(Path(photo_path).name), overwrite)
     return PhotoImport(str(photo_path), (width, depth), fit, (columns, rows), tuple(found), str(image_path),
                        str(scene_path), tuple(_warnings(fit, photo)))
