@@ -7,8 +7,9 @@ the two. They are slow on purpose. `import lofkit` does not import this module.
   no proofs. `lofkit.sight.search.sight` must give the same yes/no for every pair.
 - `f2f_distribution_enumerated`: a face-to-face distribution by resolving all 20^(B1+B2) combinations (numpy).
 - `f2f_counts_by_resolving`: the same counts through `resolve_f2f`, one combination at a time (plain Python).
-- `synthetic_photo`, `SyntheticPhoto`: a photo of a drawn table whose corners, markers and bases are known
-  exactly (needs OpenCV, the `photo` extra; imported on first use).
+
+The synthetic photo the photo importer is tested on (a drawn table whose corners, markers and bases are known
+exactly) is `lofkit.exchange.photo_synthetic`: it needs OpenCV, and the photo walkthrough uses it too.
 """
 
 from __future__ import annotations
@@ -26,24 +27,7 @@ from lofkit.sight.lattice import dense_eyes, key_eyes
 from lofkit.sight.rows import eye_rows
 from lofkit.sight.search import PairSearch, unordered_pairs
 
-__all__ = [
-    "SyntheticPhoto",  # noqa: F822 (imported on first use, see __getattr__)
-    "f2f_counts_by_resolving",
-    "f2f_distribution_enumerated",
-    "sight_brute_force",
-    "synthetic_photo",  # noqa: F822
-]
-
-_NEEDS_OPENCV = {"SyntheticPhoto", "synthetic_photo"}
-
-
-def __getattr__(name: str):
-    """The photo generators, imported when first asked for, so the rest needs no OpenCV."""
-    if name in _NEEDS_OPENCV:
-        from lofkit.exchange import photo_synthetic
-
-        return getattr(photo_synthetic, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["f2f_counts_by_resolving", "f2f_distribution_enumerated", "sight_brute_force"]
 
 
 def f2f_counts_by_resolving(sv1: int, burst1: int, sv2: int, burst2: int) -> dict[tuple, int]:

@@ -12,6 +12,7 @@ from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
 from lofkit.exchange.photo_bases import find_bases
+from lofkit.exchange.photo_synthetic import synthetic_photo
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -21,9 +22,8 @@ from lofkit.exchange.photo_table import (
     table_corners,
     table_to_ortho,
 )
-from lofkit.testing import synthetic_photo
 from lofkit.units import INCH
-from tests.helpers import build_world, run_example, write_scene
+from tests.helpers import build_world, write_scene
 
 TABLE = (48 * INCH, 48 * INCH)
 # The photographer's view: the near edge wide, the far edge narrower and the table slightly turned.
@@ -325,11 +325,11 @@ def test_top_view_shows_the_table_image_in_place(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_walkthrough_example_runs(tmp_path):
-    done = run_example("examples/imports/photo_walkthrough.py", tmp_path)
+def test_the_walkthrough_example_runs(example_run):
+    done, folder = example_run("examples/imports/photo_walkthrough.py")
     assert done.returncode == 0, done.stderr
     assert "out/imports/photo/scene.yaml: 8 bases" in done.stdout
-    assert Image.open(tmp_path / "out" / "imports" / "photo_top.png").size == (900, 900)
+    assert Image.open(folder / "out" / "imports" / "photo_top.png").size == (900, 900)
 
 
 def test_the_stub_keeps_every_proposed_base_on_the_table():
