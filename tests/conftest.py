@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from hypothesis import settings
 
 from lofkit.cli import cli
+from tests.helpers import REPO, run_example
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, max_examples=50, deadline=None)
 settings.register_profile("random", derandomize=False, print_blob=True, max_examples=50, deadline=None)
@@ -28,5 +29,22 @@ def run_cli():
 
     def run(*args):
         return runner.invoke(cli, [str(a) for a in args])
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def example_run(tmp_path_factory):
+    """Each example script run at most once per session, in one scratch folder that holds the repository's
+    `examples/`: `example_run(script)` gives the finished process and that folder (read its outputs, do not write)."""
+    folder = tmp_path_factory.mktemp("examples")
+    (folder / "examples").symlink_to(REPO / "examples", target_is_directory=True)
+    env = {**os.environ, "VTK_DEFAULT_OPENGL_WINDOW": "vtkEGLRenderWindow"}
+    done = {}
+
+    def run(script: str):
+        if script not in done:
+            done[script] = run_example(script, folder, env=env)
+        return done[script], folder
 
     return run

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from lofkit import World, scene_from_data
-from lofkit.design.layout import place
 from lofkit.geometry.support import base_fit
 from lofkit.rules.deployment import deploy_check
 from tests.helpers import scene_data, trooper
@@ -33,12 +32,6 @@ def test_rule_by_rule():
     assert fit.on_table.tolist() == [True, True, True, True, True, False]
     assert fit.fits.tolist() == [True, True, False, False, True, False]
     assert np.allclose(fit.drop[[0, 2]], [0, 30], atol=1e-3)
-
-
-def test_place_is_base_fit_where_the_base_rests():
-    world = _world()
-    spots = place(world, SPOTS, 2)
-    assert spots.fits.tolist() == base_fit(world, SPOTS, spots.z, R, H).fits.tolist()
 
 
 def test_deployment_reports_what_base_fit_finds():

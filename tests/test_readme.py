@@ -10,7 +10,6 @@ them): line by line, where a line `...` stands for any number of lines, and as d
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
@@ -20,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from lofkit.cli import cli
-from tests.helpers import REPO, run_example, scene_data, trooper, write_scene
+from tests.helpers import REPO, scene_data, trooper, write_scene
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -92,18 +91,16 @@ def _same_output(shown: list[str], printed: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def reader_folder(tmp_path_factory):
+def reader_folder(tmp_path_factory, example_run):
     """A scratch folder holding `examples/` (the repository's) and the reader's files the examples name."""
     folder = tmp_path_factory.mktemp("reader")
     (folder / "examples").symlink_to(REPO / "examples", target_is_directory=True)
-    env = {**os.environ, "VTK_DEFAULT_OPENGL_WINDOW": "vtkEGLRenderWindow"}
-    for script in sorted({script for script, _ in WALKTHROUGHS.values()}):
-        done = run_example(script, folder, env=env)
+    for name, (script, made) in WALKTHROUGHS.items():
+        done, ran_in = example_run(script)
         assert done.returncode == 0, done.stderr
-    for name, (_, made) in WALKTHROUGHS.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        copy = shutil.copytree if (folder / made).is_dir() else shutil.copyfile
-        copy(folder / made, folder / name)
+        copy = shutil.copytree if (ran_in / made).is_dir() else shutil.copyfile
+        copy(ran_in / made, folder / name)
     # `lofkit validate broken.yaml`: a scene whose third trooper's base is partly off the table
     broken = scene_data([trooper("a", 100, 100), trooper("b", 200, 100), trooper("c", 5, 300)])
     write_scene(folder, broken, "broken.yaml")

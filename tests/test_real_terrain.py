@@ -8,7 +8,8 @@ import pytest
 import trimesh
 import yaml
 
-from lofkit import World, validate_file
+from lofkit import World, load_scene, validate_file
+from lofkit.sight.obstruction import Segments
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
@@ -49,11 +50,18 @@ def test_table_c_validates_and_loads_into_a_world():
     assert sum(z > 1 for z in world.troopers.z) >= 8  # on roofs, the ruin's upper floor and the walkways
 
 
-def test_check_on_table_c_gives_an_answer(run_cli):
+def test_check_on_table_c_shows_a_witness_embree_finds_clear(run_cli):
+    """blue-1 sees red-1 on table-c; the witness's segments (the eye to the patch's centre and corners), cast afresh
+    against the full meshes, cross no terrain."""
     result = run_cli("check", TABLE_C, "blue-1", "red-1", "--json")
     assert result.exit_code == 0, result.stderr
     verdict = json.loads(result.stdout)
-    assert isinstance(verdict["lof"], bool) and isinstance(verdict["sight"], bool)
+    assert verdict["lof"] and verdict["sight"]
+    witness = verdict["witness"]
+    ends = np.array([witness["patch_centre"], *witness["patch"]])
+    segments = Segments.between(np.broadcast_to(witness["eye"], ends.shape), ends)
+    world = World.from_scene(load_scene(TABLE_C))
+    assert not world.blocking_rays.occluded(segments.origins, segments.directions, segments.lengths).any()
 
 
 def piece(name: str, x: float, y: float, rotation: float = 0) -> dict:

@@ -10,7 +10,6 @@ import trimesh
 
 from lofkit import World, load_scene
 from lofkit.exchange.scan import fit_plane, rectangle
-from tests.helpers import run_example
 
 WIDTH, DEPTH = 1200.0, 900.0
 BOXES = [(300, 200, 100, 80, 60), (800, 600, 150, 150, 120), (600, 450, 40, 200, 90)]  # centre x, y, w, d, h (mm)
@@ -178,9 +177,9 @@ def test_refuses_a_folder_holding_other_files(scan_glb, tmp_path, run_cli):
 
 
 @pytest.mark.slow
-def test_the_walkthrough_example_runs(tmp_path):
-    done = run_example("examples/imports/scan_walkthrough.py", tmp_path)
+def test_the_walkthrough_example_runs(example_run):
+    done, folder = example_run("examples/imports/scan_walkthrough.py")
     assert done.returncode == 0, done.stderr
     assert "levelled by 7.00 degrees" in done.stdout and "table found: 1219.2 x 914.4 mm" in done.stdout
-    assert (tmp_path / "out" / "imports" / "scan" / "scene.yaml").is_file()
-    assert (tmp_path / "out" / "imports" / "scan_table.glb").is_file()
+    assert (folder / "out" / "imports" / "scan" / "scene.yaml").is_file()
+    assert (folder / "out" / "imports" / "scan_table.glb").is_file()

@@ -4,17 +4,13 @@ exactly touching an edge is on the table, one reaching 1e-3 mm past it is not.""
 
 from __future__ import annotations
 
-import doctest
-
 import numpy as np
 import pytest
 
-import lofkit.scene.table
 from lofkit import SceneError, World, scene_from_data
 from lofkit.design.layout import place
 from lofkit.rules.dispersion import DispersionError, disperse
-from lofkit.scene.table import ON_TABLE_TOLERANCE, base_on_table, base_overhang, table_overhang
-from lofkit.units import EPS
+from lofkit.scene.table import base_on_table, base_overhang, table_overhang
 from tests.helpers import scene_data, trooper
 
 W, D, R = 600.0, 400.0, 12.5  # an S2 base
@@ -26,14 +22,6 @@ def _past(centre: tuple[float, float], by: float) -> tuple[float, float]:
     """`centre` (touching an edge) moved `by` mm further out past that edge."""
     x, y = centre
     return (x - by if x == R else x + by if x == W - R else x, y - by if y == R else y + by if y == D - R else y)
-
-
-def test_doctests():
-    assert doctest.testmod(lofkit.scene.table).failed == 0
-
-
-def test_one_tolerance_the_rules_length_tolerance():
-    assert ON_TABLE_TOLERANCE == EPS == 1e-6
 
 
 @pytest.mark.parametrize("centre", TOUCHING)

@@ -9,7 +9,6 @@ import pytest
 from lofkit import World, load_scene
 from lofkit.exchange.tts import scene_rotation, trooper_profile
 from lofkit.exchange.tts_save import cache_names, layout_lines
-from tests.helpers import run_example
 
 INCH = 25.4
 CACHED_URL = "http://cloud-3.steamusercontent.com/ugc/1234/ABCD5678/"
@@ -229,9 +228,9 @@ def test_a_trooper_with_a_cached_mesh_stands_on_its_lowest_point(tts_files, run_
 
 
 @pytest.mark.slow
-def test_the_walkthrough_example_runs(tmp_path):
-    done = run_example("examples/imports/tts_walkthrough.py", tmp_path)
+def test_the_walkthrough_example_runs(example_run):
+    done, folder = example_run("examples/imports/tts_walkthrough.py")
     assert done.returncode == 0, done.stderr
     assert "trooper fusilier-s2: S2 blue at (304.8, 254.0) mm facing 90" in done.stdout
     assert "unresolved Ruined tower: https://example.com/never-downloaded/tower.obj" in done.stdout
-    assert (tmp_path / "out" / "imports" / "tts" / "table.glb").is_file()
+    assert (folder / "out" / "imports" / "tts" / "table.glb").is_file()
