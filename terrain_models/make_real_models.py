@@ -1,8 +1,8 @@
 """Build terrain pieces the way real kits are exported, as binary STL files `real_*.stl`, plus `catalog-real.yaml`.
 
 Run: `python terrain_models/make_real_models.py` (seeded, deterministic, idempotent; writes next to this script).
-Needs manifold3d (`pip install manifold3d`, in lofkit's `dev` extra) for the boolean operations; the STL files are
-committed, so nobody else needs it.
+Needs manifold3d for the boolean operations (in lofkit's `dev` extra, which `make` installs); the STL files are
+committed, so users of lofkit never need it.
 
 Unlike make_models.py, whose pieces are sets of separate convex shells, every piece here is ONE connected,
 non-convex body, as CAD and kit exports are: its parts fused with a boolean union, doors and windows cut with a
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import make_models
 import numpy as np
 import shapely
 import trimesh
-import yaml
-from make_models import box, prism_along_x
+from make_models import box, centred, prism_along_x, write_catalog
 
 HERE = Path(__file__).resolve().parent
 SEED = 2024
@@ -33,8 +33,8 @@ FINE = 12  # facets of rods, pipes and rails
 
 
 def rod(p0, p1, diameter, sections=FINE) -> trimesh.Trimesh:
-    """A cylinder of `diameter` from p0 to p1."""
-    return trimesh.creation.cylinder(radius=diameter / 2, segment=[p0, p1], sections=sections)
+    """`make_models.rod`, with fewer facets by default."""
+    return make_models.rod(p0, p1, diameter, sections)
 
 
 def union(parts) -> trimesh.Trimesh:
@@ -80,7 +80,7 @@ def railing(p0, p1, z0, height, spacing=20.0, post=2.0) -> list[trimesh.Trimesh]
     return parts
 
 
-def framed_window(x, z, w, h, y_face, depth, outward) -> tuple[trimesh.Trimesh, list[trimesh.Trimesh]]:
+def framed_window(x, z, w, h, y_face, outward) -> tuple[trimesh.Trimesh, list[trimesh.Trimesh]]:
     """The hole (a box through the wall) and its frame and sill, standing `outward` (+1 or -1 in y) off the face
     y = y_face of a wall along x; the frame overlaps the wall by 0.5 mm so that it fuses with it."""
     hole = box(x - w / 2, y_face - 20, z, x + w / 2, y_face + 20, z + h)
@@ -97,11 +97,11 @@ def framed_window(x, z, w, h, y_face, depth, outward) -> tuple[trimesh.Trimesh, 
     return hole, frame
 
 
-def on_y_walls(width, depth, x, z, w, h, sides=(0, 1)) -> tuple[list, list]:
-    """A framed window at x on the front (0) and/or back (1) wall of a width x depth building."""
+def on_y_walls(depth, x, z, w, h, sides=(0, 1)) -> tuple[list, list]:
+    """A framed window at x on the front (0) and/or back (1) wall of a building `depth` deep."""
     holes, frames = [], []
     for side in sides:
-        hole, frame = framed_window(x, z, w, h, 0.0 if side == 0 else depth, depth, -1 if side == 0 else 1)
+        hole, frame = framed_window(x, z, w, h, 0.0 if side == 0 else depth, -1 if side == 0 else 1)
         holes.append(hole)
         frames += frame
     return holes, frames
@@ -165,11 +165,11 @@ def ruined_hab(rng):
     holes = [box(70, -5, 2, 100, 10, 55)]  # the door
     frames = []
     for x in (30, 140):
-        h, f = on_y_walls(width, depth, x, 28, 24, 22)
+        h, f = on_y_walls(depth, x, 28, 24, 22)
         holes += h
         frames += f
     for x in (30, 90, 150):
-        h, f = on_y_walls(width, depth, x, 90, 22, 24, sides=(1,))
+        h, f = on_y_walls(depth, x, 90, 22, 24, sides=(1,))
         holes += h
         frames += f
     for y in (45, 95):  # windows on the side walls
@@ -218,11 +218,11 @@ def tower_block(rng):
     holes, frames = [box(75, -5, 0, 103, 10, 50)], []
     for z in (25, 25 + storey):
         for x in (25, 60, 120, 150):
-            h, f = on_y_walls(width, depth, x, z, 18, 24)
+            h, f = on_y_walls(depth, x, z, 18, 24)
             holes += h
             frames += f
         for y in (35, 95):
-            h, f = on_y_walls(depth, width, y, z, 18, 24)
+            h, f = on_y_walls(width, y, z, 18, 24)
             side_holes, side_frames = swap_xy(h, width), swap_xy(f, width)
             holes += side_holes
             frames += side_frames
@@ -245,7 +245,7 @@ def roofless_shell(rng):
     holes = [box(20, -5, 1.5, 46, 10, 50), box(70, 30, 1.5, 95, 60, 48)]
     frames = []
     for x in (80, 120):
-        h, f = on_y_walls(width, depth, x, 25, 22, 22)
+        h, f = on_y_walls(depth, x, 25, 22, 22)
         holes += h
         frames += f
     holes += [box(-5, y - 10, 25, width + 5, y + 10, 47) for y in (35, 75)]
@@ -263,7 +263,7 @@ def open_facade(rng):
     holes, frames = [box(85, -5, 0, 115, 10, 55)], []
     for z in (25, 75, 125):
         for x in (25, 60, 140, 175) if z == 25 else (25, 60, 100, 140, 175):
-            h, f = on_y_walls(width, depth, x, z, 20, 26, sides=(0,))
+            h, f = on_y_walls(depth, x, z, 20, 26, sides=(0,))
             holes += h
             frames += f
     pilasters = [box(x - 4, -3, 0, x + 4, 0.5, height) for x in (4, 80, 120, 196)]
@@ -380,9 +380,7 @@ def build(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     if len(shells) > 1:
         mesh = max(shells, key=lambda s: len(s.faces))
         assert len(mesh.faces) > 0.99 * sum(len(s.faces) for s in shells), [len(s.faces) for s in shells]
-    (x0, y0, z0), (x1, y1, _) = mesh.bounds
-    mesh.apply_translation((-(x0 + x1) / 2, -(y0 + y1) / 2, -z0))
-    return mesh
+    return centred(mesh)
 
 
 def main() -> None:
@@ -400,10 +398,8 @@ def main() -> None:
                         "notes": notes})
         print(f"real_{name:16s} {width:7.1f} x {depth:6.1f} x {height:6.1f} mm  {len(mesh.faces):6d} triangles"
               f"  {'watertight' if watertight else 'open'}")
-    header = ("# Generated by make_real_models.py: sizes in mm (footprint = [x, y] extents before rotation); "
-              "each piece is one connected, non-convex body.\n")
-    text = yaml.safe_dump(catalog, sort_keys=False, default_flow_style=None, width=120)
-    (HERE / "catalog-real.yaml").write_text(header + text, encoding="utf-8")
+    write_catalog(catalog, "catalog-real.yaml", "# Generated by make_real_models.py: sizes in mm (footprint = [x, y] "
+                  "extents before rotation); each piece is one connected, non-convex body.\n")
 
 
 if __name__ == "__main__":
