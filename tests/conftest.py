@@ -1,5 +1,7 @@
 """Shared fixtures, and the hypothesis profiles.
 
+The tests' disk cache of inner parts is .cache/lofkit in the repository, unless LOFKIT_CACHE says otherwise.
+
 Profiles: `ci` (the default) is derandomized, so every run, on any machine, draws the same examples and a failure
 is reproducible from the test's name alone; `random` draws new examples on each run, for exploring locally:
 `pytest --hypothesis-profile=random`, or `HYPOTHESIS_PROFILE=random pytest` (the command-line option wins).
@@ -20,6 +22,9 @@ from tests.helpers import REPO, run_example
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, max_examples=50, deadline=None)
 settings.register_profile("random", derandomize=False, print_blob=True, max_examples=50, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+os.environ.setdefault("LOFKIT_CACHE", str(REPO / ".cache" / "lofkit"))
+"""The tests keep the inner parts they compute in the repository (git ignores .cache/), not in the user's cache."""
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ import shapely
 import trimesh
 
 from lofkit.errors import Problem
+from lofkit.geometry.inner import MeshParts, mesh_parts, placed_boxes
 from lofkit.scene.model import Scene, Terrain
 from lofkit.units import MM_PER_UNIT
 
@@ -33,6 +34,9 @@ class Piece:
     kind: str
     blocks_lof: bool
     mesh: trimesh.Trimesh
+    local: trimesh.Trimesh | None = None
+    """The mesh in the piece's own frame (`placed_mesh` applies `transform` to it); None: `mesh` is its own."""
+    transform: np.ndarray | None = None
 
     @property
     def solid(self) -> bool:
@@ -43,6 +47,11 @@ class Piece:
     def bounds(self) -> np.ndarray:
         """(2, 3) lowest and highest corner of the placed mesh (kept: trimesh re-hashes the mesh to look it up)."""
         return self.mesh.bounds
+
+    @cached_property
+    def parts(self) -> MeshParts:
+        """The convex parts proofs may use, in the piece's own frame (`inner.mesh_parts`; cached on disk)."""
+        return mesh_parts(self.mesh if self.local is None else self.local)
 
     @cached_property
     def closed(self) -> bool:
@@ -97,15 +106,18 @@ def local_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
     return mesh
 
 
-def placed_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
-    """The piece's mesh in table coordinates: scale, then rotate about z, then move to `position`."""
-    mesh = local_mesh(terrain, scene)
+def placement(terrain: Terrain) -> np.ndarray:
+    """The 4 x 4 matrix that places a piece: scale, then rotate about z, then move to `position`."""
     scale = np.broadcast_to(np.asarray(terrain.scale, dtype=float), (3,))
     transform = trimesh.transformations.rotation_matrix(np.radians(terrain.rotation), [0, 0, 1])
     transform[:3, :3] = transform[:3, :3] @ np.diag(scale)
     transform[:3, 3] = terrain.position
-    mesh.apply_transform(transform)
-    return mesh
+    return transform
+
+
+def placed_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
+    """The piece's mesh in table coordinates (`placement`)."""
+    return local_mesh(terrain, scene).apply_transform(placement(terrain))
 
 
 def build_pieces(scene: Scene) -> tuple[list[Piece], list[Problem]]:
@@ -113,11 +125,13 @@ def build_pieces(scene: Scene) -> tuple[list[Piece], list[Problem]]:
     pieces, problems = [], []
     for i, terrain in enumerate(scene.terrain):
         try:
-            mesh = placed_mesh(terrain, scene)
+            local = local_mesh(terrain, scene)
         except MeshFileError as exc:
             problems.append(Problem(f"terrain[{i}].mesh", str(exc)))
             continue
-        pieces.append(Piece(terrain.id, terrain.kind, terrain.blocks, mesh))
+        transform = placement(terrain)
+        mesh = local.copy().apply_transform(transform)
+        pieces.append(Piece(terrain.id, terrain.kind, terrain.blocks, mesh, local, transform))
     return pieces, problems
 
 
@@ -152,21 +166,29 @@ class ConvexParts:
 
 
 def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
-    """The convex connected parts of the chosen pieces' meshes (the hollow building's walls, a crate, a smoke
-    cylinder), used to prove cheaply that a blocker hides a pair."""
+    """The convex parts of the chosen pieces (`Piece.parts`), placed, used to prove cheaply that a blocker hides a
+    pair: their meshes' convex closed components (the hollow building's walls, a crate, a smoke cylinder) and boxes
+    inside the rest of their solids; a face belongs to its component, or else leads to the box nearest it."""
     planes, owners, bounds, face_part = [], [], [], []
     for index in chosen:
-        mesh = pieces[index].mesh
-        part_of = np.full(len(mesh.faces), -1, dtype=np.int64)
-        for faces in trimesh.graph.connected_components(mesh.face_adjacency, nodes=np.arange(len(mesh.faces))):
-            part = mesh.submesh([faces], append=True)
-            if part.is_watertight and part.is_convex:
-                normals = part.face_normals
-                found = np.column_stack([normals, np.einsum("ij,ij->i", normals, part.triangles[:, 0])])
-                part_of[faces] = len(planes)
-                planes.append(np.unique(np.round(found, 9), axis=0))
-                owners.append(index)
-                bounds.append(part.bounds.ravel())
+        piece = pieces[index]
+        mesh, parts = piece.mesh, piece.parts
+        part_of = np.where(parts.component >= 0, len(planes) + parts.component, -1)
+        for faces in np.split(np.argsort(parts.component, kind="stable"),
+                              np.cumsum(np.bincount(parts.component + 1)))[1:-1]:
+            normals = mesh.face_normals[faces]
+            found = np.column_stack([normals, np.einsum("ij,ij->i", normals, mesh.triangles[faces, 0])])
+            planes.append(np.unique(np.round(found, 9), axis=0))
+            bounds.append(np.ravel([mesh.vertices[mesh.faces[faces]].reshape(-1, 3).min(axis=0),
+                                    mesh.vertices[mesh.faces[faces]].reshape(-1, 3).max(axis=0)]))
+        owners.extend([index] * (len(planes) - len(owners)))
+        if len(parts.boxes):
+            behind = (parts.face_box >= 0) & (parts.component < 0)
+            part_of[behind] = len(planes) + parts.face_box[behind]
+            box_planes, box_bounds = placed_boxes(parts.boxes, piece.transform)
+            planes.extend(box_planes)
+            owners.extend([index] * len(box_planes))
+            bounds.extend(box_bounds)
         face_part.append(part_of)
     faces = max((len(p) for p in planes), default=1)
     padded = np.tile([0.0, 0.0, 0.0, 1.0], (len(planes), faces, 1))  # 0 . x <= 1 holds everywhere

@@ -1,0 +1,47 @@
+"""The disk cache of what is slow to compute from a mesh and depends on nothing else (`inner.mesh_parts`).
+
+Entries are .npz files named by a key that digests the mesh's content and the settings it was computed with, so an
+entry is never stale: a changed mesh or construction has a new key. Folder: $LOFKIT_CACHE, else
+$XDG_CACHE_HOME/lofkit, else ~/.cache/lofkit. An unreadable entry is computed again; a folder that cannot be
+written only costs the saving.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+
+def folder() -> Path:
+    """Where entries are kept."""
+    if os.environ.get("LOFKIT_CACHE"):
+        return Path(os.environ["LOFKIT_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lofkit"
+
+
+def load(key: str, kind: type[T]) -> T | None:
+    """The dataclass `kind` saved under `key`, or None when there is no readable entry."""
+    try:
+        with np.load(folder() / f"{key}.npz") as saved:
+            fields = {f.name: saved[f.name] for f in dataclasses.fields(kind)}
+    except (OSError, KeyError, ValueError):
+        return None
+    return kind(**{name: value if value.ndim else value.item() for name, value in fields.items()})
+
+
+def save(key: str, value) -> None:
+    """Save the dataclass `value` (fields: arrays and numbers) under `key`, atomically."""
+    try:
+        folder().mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder(), suffix=".npz", delete=False) as handle:
+            np.savez(handle, **{f.name: np.asarray(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        os.replace(handle.name, folder() / f"{key}.npz")
+    except OSError:
+        return

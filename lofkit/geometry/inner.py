@@ -1,0 +1,291 @@
+"""The parts of a mesh that proofs of "hidden" may use: its convex closed components, and boxes provably inside
+the solid of the rest, so that a segment crossing one is blocked by the mesh itself.
+
+A real terrain piece is one non-convex body, so none of its components is convex; boxes inside its solid still
+prove what it hides. The construction, on a voxel grid of pitch h over the mesh's closed non-convex components
+(and its open ones, closed by caps over their holes, below):
+
+1. Every voxel (a closed cube) that a triangle meets is marked (`voxels.surface_voxels`, an exact separating-axis
+   test on a cube grown by a hair).
+2. The unmarked voxels are split into 6-connected components. Two face-adjacent unmarked voxels share a face no
+   triangle meets, so a component's voxels together form a connected set that no triangle meets: the whole set
+   lies on one side of the surface.
+3. The winding number of a closed, consistently oriented surface is constant off the surface; measured at one
+   voxel centre of a component (half a voxel or more from every triangle) it says whether the whole component is
+   inside the solid.
+4. Boxes are grown inside those components (`voxels.grow_boxes`, deepest seeds first) and shrunk by `MARGIN`.
+
+A segment from a point outside the solid to a point inside crosses the surface, so a segment between two points
+outside the solid that crosses a box hits a triangle of the mesh. Embree always casts against the full mesh: a box
+only ever proves what the mesh does.
+
+A mesh that is not watertight has no inside of its own. Its holes are closed by caps (each rim joined to its
+middle), which gives a closed surface S'; but a segment may leave S' through a cap, where the mesh has nothing. A
+segment through a box leaves the capped solid on both sides of it, each time through the mesh or a cap; if through
+caps both times, the part of it between those two caps lies in the convex hull of their rims. So the voxels that
+may meet the hull of any two rims (or of one) are taken out before boxes are grown (`through_holes`), and every
+segment through a box that is left meets the mesh itself. Open parts that caps cannot close consistently are
+skipped and counted.
+
+The proofs assume segments end outside the solid: lofkit warns about troopers standing inside solid scenery.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+from scipy import ndimage
+from scipy.spatial import ConvexHull
+
+from lofkit.geometry import cache
+from lofkit.geometry.voxels import first_voxels, grow_boxes, mark_near_hull, surface_voxels
+
+VERSION = 4
+"""Bumped whenever the construction changes, so that no stale cache entry is ever read."""
+MAX_VOXELS = 30e6
+"""Voxels of a mesh's grid at most; the pitch is the smallest that keeps to it, and at least `MIN_PITCH`."""
+MIN_PITCH = 0.25
+MAX_BOXES = 320
+MIN_BOX_VOLUME = 2.0
+"""Boxes smaller than this (mm^3) prove too little to be worth testing."""
+HULL_SLACK = 1e-6
+"""Each plane of a hull of holes is moved out by this (mm), so that joggling the points never shrinks it."""
+MARGIN = 1e-3
+"""Each box is shrunk by this (mm) on every side, against rounding in the placement."""
+NEAR = 5.0
+"""A face leads to the box nearest its centre, if one lies within NEAR + 2 pitches (mm)."""
+
+
+@dataclass(frozen=True)
+class MeshParts:
+    """The proof parts of one mesh, in its own frame. `component` (faces,): the convex closed component each face
+    belongs to (-1: none), with their total `convex_volume`; `boxes` (k, 6), lowest and highest corners of boxes
+    inside the rest of the solid, `face_box` (faces,) the box nearest each face (-1: none), the `volume` of that
+    rest and how much of it the boxes cover (`covered`, mm^3); the voxel `pitch` (mm); `holes` closed by caps and
+    `skipped_faces`, faces of open parts that caps could not close."""
+
+    component: np.ndarray
+    convex_volume: float
+    boxes: np.ndarray
+    face_box: np.ndarray
+    volume: float
+    covered: float
+    pitch: float
+    holes: int
+    skipped_faces: int
+
+    @property
+    def parts(self) -> int:
+        """Convex parts in all: components and boxes."""
+        return int(self.component.max(initial=-1)) + 1 + len(self.boxes)
+
+    @property
+    def coverage(self) -> float:
+        """The share of the solid the parts cover (0 when it has no closed volume)."""
+        whole = self.convex_volume + self.volume
+        return (self.convex_volume + self.covered) / whole if whole > 0 else 0.0
+
+
+def mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
+    """The proof parts of `mesh`, computed once per mesh content and kept in the disk cache (`cache`)."""
+    key = mesh_key(mesh)
+    found = cache.load(key, MeshParts)
+    if found is None:
+        found = compute_mesh_parts(mesh)
+        cache.save(key, found)
+    return found
+
+
+def mesh_key(mesh: trimesh.Trimesh) -> str:
+    """A digest of the mesh's vertices and faces and of the construction's version and settings."""
+    settings = (VERSION, MAX_VOXELS, MIN_PITCH, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, NEAR)
+    digest = hashlib.sha256(repr(settings).encode())
+    digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
+    digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
+    return f"parts-{digest.hexdigest()[:32]}"
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A mesh split for its parts: `component`, as in `MeshParts`, and their `convex_volume`; `faces`, those of
+    its closed non-convex components and of its open ones, with `caps` (t, 3, 3), triangles that close the open
+    ones' holes, each hole's rim vertices in `rims`; and faces skipped (open or inconsistently oriented parts that
+    caps cannot close)."""
+
+    component: np.ndarray
+    convex_volume: float
+    faces: np.ndarray
+    caps: np.ndarray
+    rims: tuple[np.ndarray, ...]
+    skipped: int
+
+
+def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
+    """Split the mesh into its connected components: watertight convex ones are parts as they are, the other
+    watertight ones are kept for boxes, and open ones too, with caps over their holes when that closes them."""
+    component = np.full(len(mesh.faces), -1, dtype=np.int64)
+    convex_volume, closed, open_faces, skipped = 0.0, [], [], 0
+    for faces in trimesh.graph.connected_components(mesh.face_adjacency, nodes=np.arange(len(mesh.faces))):
+        part = mesh.submesh([faces], append=True)
+        if not part.is_watertight:
+            open_faces.append(np.asarray(faces))
+        elif not part.is_winding_consistent:
+            skipped += len(faces)
+        elif part.is_convex:
+            component[faces] = component.max() + 1
+            convex_volume += abs(float(part.volume))
+        else:
+            closed.append(np.asarray(faces))
+    caps, rims = caps_over_holes(mesh.vertices, mesh.faces[_joined(open_faces)]) if open_faces else (None, ())
+    if caps is None:
+        skipped += len(_joined(open_faces))
+        return Surface(component, convex_volume, _joined(closed), np.zeros((0, 3, 3)), (), skipped)
+    return Surface(component, convex_volume, _joined(closed + open_faces), caps, rims, skipped)
+
+
+def _joined(groups: list[np.ndarray]) -> np.ndarray:
+    return np.sort(np.concatenate(groups)) if groups else np.zeros(0, dtype=np.int64)
+
+
+def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray | None, tuple[np.ndarray, ...]]:
+    """Triangles (t, 3, 3) that close every hole of an open surface: each rim edge (u, v), an edge of one face only,
+    joined to the middle of its rim's vertices as the triangle (v, u, middle), so that every edge ends up shared by
+    two faces, once each way; and each rim's vertices. (None, ()) when that does not close the surface consistently
+    (an edge of three faces or more, two faces running along an edge the same way, rims that cross)."""
+    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    keys, uses = np.unique(np.sort(directed, axis=1), axis=0, return_inverse=True)
+    counts = np.bincount(uses.ravel(), minlength=len(keys))
+    if (counts > 2).any() or len(np.unique(directed, axis=0)) != len(directed):
+        return None, ()
+    rim = directed[counts[uses.ravel()] == 1]
+    if len(np.unique(rim[:, 0])) != len(rim) or len(np.unique(rim[:, 1])) != len(rim):
+        return None, ()
+    groups = trimesh.graph.connected_components(rim, min_len=1)
+    rims, caps = [], []
+    for group in groups:
+        mine = np.isin(rim[:, 0], group)
+        middle = vertices[group].mean(axis=0)
+        edges = rim[mine]
+        caps.append(np.stack([vertices[edges[:, 1]], vertices[edges[:, 0]],
+                              np.broadcast_to(middle, (len(edges), 3))], axis=1))
+        rims.append(vertices[group])
+    return np.concatenate(caps), tuple(rims)
+
+
+def winding_numbers(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The winding number of a closed triangle surface (t, 3, 3) around each point (n, 3): the sum of the signed
+    solid angles of its triangles over 4 pi (van Oosterom and Strackee)."""
+    result = np.zeros(len(points))
+    for first in range(0, len(points), 256):
+        p = points[first : first + 256]
+        a, b, c = (triangles[None, :, k] - p[:, None] for k in range(3))
+        la, lb, lc = (np.linalg.norm(x, axis=2) for x in (a, b, c))
+        numerator = np.einsum("ntk,ntk->nt", a, np.cross(b, c))
+        denominator = (la * lb * lc + np.einsum("ntk,ntk->nt", a, b) * lc + np.einsum("ntk,ntk->nt", a, c) * lb
+                       + np.einsum("ntk,ntk->nt", b, c) * la)
+        result[first : first + 256] = 2 * np.arctan2(numerator, denominator).sum(axis=1) / (4 * np.pi)
+    return result
+
+
+def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape: tuple[int, int, int]) -> np.ndarray:
+    """Voxels that lie, whole, strictly inside the solid of the closed surface `triangles` (steps 1-3 above)."""
+    surface = np.zeros(shape, dtype=bool)
+    surface_voxels(triangles, origin, pitch, surface)
+    labels, count = ndimage.label(~surface)
+    border = np.unique(np.concatenate([labels[[0, -1]].ravel(), labels[:, [0, -1]].ravel(),
+                                       labels[:, :, [0, -1]].ravel()]))
+    candidates = np.setdiff1d(np.arange(1, count + 1), border)
+    if len(candidates) == 0:
+        return np.zeros(shape, dtype=bool)
+    firsts = np.column_stack(np.unravel_index(first_voxels(labels.ravel(), count)[candidates], shape))
+    centres = origin + (firsts + 0.5) * pitch
+    winding = winding_numbers(triangles, centres)
+    solid = candidates[(np.abs(winding - np.round(winding)) < 0.25) & (np.round(winding) != 0)]
+    return np.isin(labels, solid)
+
+
+def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
+    """The proof parts of `mesh` (see the module's docstring)."""
+    surface = mesh_surface(mesh)
+    none = np.full(len(mesh.faces), -1, dtype=np.int64)
+    if len(surface.faces) == 0:
+        return MeshParts(surface.component, surface.convex_volume, np.zeros((0, 6)), none, 0.0, 0.0, 0.0, 0,
+                         surface.skipped)
+    triangles = np.ascontiguousarray(np.concatenate([mesh.triangles[surface.faces], surface.caps]), dtype=np.float64)
+    low, high = triangles.reshape(-1, 3).min(axis=0), triangles.reshape(-1, 3).max(axis=0)
+    pitch = max(MIN_PITCH, float(np.cbrt(np.prod(high - low + 0.1) / MAX_VOXELS)))
+    origin = low - 1.5 * pitch
+    shape = tuple(int(n) for n in np.ceil((high + 1.5 * pitch - origin) / pitch).astype(int))
+    inside = inside_voxels(triangles, origin, pitch, shape) & ~through_holes(surface.rims, origin, pitch, shape)
+    signed = np.einsum("ij,ij->i", triangles[:, 0], np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
+    cells = grow_boxes(*_box_inputs(inside), MAX_BOXES, int(np.ceil(MIN_BOX_VOLUME / pitch**3)))
+    covered = np.zeros(shape, dtype=bool)
+    for lo0, lo1, lo2, hi0, hi1, hi2 in cells.tolist():
+        covered[lo0:hi0, lo1:hi1, lo2:hi2] = True
+    boxes = np.hstack([origin + cells[:, :3] * pitch + MARGIN, origin + cells[:, 3:] * pitch - MARGIN])
+    face_box = none.copy()
+    face_box[surface.faces] = nearest_boxes(mesh.triangles_center[surface.faces], boxes, NEAR + 2 * pitch)
+    return MeshParts(surface.component, surface.convex_volume, boxes, face_box, abs(float(signed)),
+                     float(covered.sum()) * pitch**3, pitch, len(surface.rims), surface.skipped)
+
+
+def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What `voxels.grow_boxes` takes: the summed-volume table of `inside`, its voxels deepest first (chessboard
+    distance to the outside), and no voxel claimed yet."""
+    table = np.zeros(tuple(n + 1 for n in inside.shape), dtype=np.int32)
+    table[1:, 1:, 1:] = inside.cumsum(0, dtype=np.int32).cumsum(1).cumsum(2)
+    depth = ndimage.distance_transform_cdt(inside, metric="chessboard") if inside.any() else np.zeros(inside.shape)
+    where = np.flatnonzero(inside)
+    seeds = np.column_stack(np.unravel_index(where[np.argsort(-depth.ravel()[where], kind="stable")], inside.shape))
+    return table, seeds.astype(np.int64), np.zeros(inside.shape, dtype=bool)
+
+
+def through_holes(rims: tuple[np.ndarray, ...], origin: np.ndarray, pitch: float,
+                  shape: tuple[int, int, int]) -> np.ndarray:
+    """Voxels that may meet the convex hull of two holes' rims (or of one's): a segment that leaves the capped solid
+    through caps on both sides of a point runs, between those caps, inside such a hull; a segment through any
+    other point inside leaves it through the mesh itself on one side at least."""
+    marked = np.zeros(shape, dtype=bool)
+    for i in range(len(rims)):
+        for j in range(i, len(rims)):
+            points = np.vstack([rims[i], rims[j]])
+            hull = ConvexHull(points, qhull_options="QJ")
+            planes = np.column_stack([hull.equations[:, :3], -hull.equations[:, 3] + HULL_SLACK])
+            lo = np.clip(np.floor((points.min(axis=0) - origin) / pitch).astype(np.int64) - 1, 0, None)
+            hi = np.minimum(np.floor((points.max(axis=0) - origin) / pitch).astype(np.int64) + 1, np.array(shape) - 1)
+            mark_near_hull(np.ascontiguousarray(planes), origin, pitch, lo, hi, marked)
+    return marked
+
+
+def nearest_boxes(points: np.ndarray, boxes: np.ndarray, reach: float) -> np.ndarray:
+    """For each point, the box nearest it if one lies within `reach` mm (ties: the largest), else -1."""
+    found = np.full(len(points), -1, dtype=np.int64)
+    volume = np.prod(boxes[:, 3:] - boxes[:, :3], axis=1)
+    for first in range(0, len(points), 2048):
+        p = points[first : first + 2048, None]
+        gap = np.maximum(np.maximum(boxes[None, :, :3] - p, p - boxes[None, :, 3:]), 0)
+        distance = np.linalg.norm(gap, axis=2)
+        score = np.lexsort((-np.broadcast_to(volume, distance.shape), distance), axis=-1)[:, 0]
+        near = distance[np.arange(len(score)), score] <= reach
+        found[first : first + 2048][near] = score[near]
+    return found
+
+
+def placed_boxes(boxes: np.ndarray, transform: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes (k, 6) placed by `transform` (4 x 4, a linear part that keeps boxes boxes: scale then rotate about
+    z), as half-spaces (k, 6, 4) (unit normal, offset: normal . x <= offset) and axis-aligned bounds (k, 6)."""
+    transform = np.eye(4) if transform is None else transform
+    linear, shift = transform[:3, :3], transform[:3, 3]
+    local = np.concatenate([-np.eye(3), np.eye(3)])  # the box's outward normals: -x, -y, -z, +x, +y, +z
+    offsets = np.hstack([-boxes[:, :3], boxes[:, 3:]])  # (k, 6)
+    normals = local @ np.linalg.inv(linear)  # n . x <= d becomes (inverse(linear)^T n) . x' <= d + that . shift
+    lengths = np.linalg.norm(normals, axis=1)
+    normals = normals / lengths[:, None]
+    placed = (offsets / lengths + normals @ shift)[..., None]
+    planes = np.concatenate([np.broadcast_to(normals, (len(boxes), 6, 3)), placed], axis=2)
+    corners = np.stack(np.meshgrid(*[[0, 3]] * 3, indexing="ij"), axis=-1).reshape(-1, 3) + np.arange(3)
+    points = boxes[:, corners] @ linear.T + shift  # (k, 8, 3)
+    return planes, np.hstack([points.min(axis=1), points.max(axis=1)])

@@ -1,0 +1,175 @@
+"""Compiled kernels of the inner parts (`geometry.inner`): which voxels a surface touches, and boxes grown in a
+voxel set.
+
+A voxel is a closed cube; `surface_voxels` marks every voxel a triangle meets (the separating-axis test of
+Akenine-Moller, on the cube grown by a hair so that rounding can only mark more); `grow_boxes` grows boxes of voxels
+inside a set, thickest seeds first.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+_GROW = 1e-6
+"""The tested cube's half side is h / 2 x (1 + _GROW): a triangle within a hair of a voxel marks it."""
+_REACH = 0.01
+"""Voxels tested around a triangle: those its bounding box, grown by this share of a voxel, touches."""
+
+
+@numba.njit(cache=True, inline="always")
+def _apart(p0: float, p1: float, p2: float, reach: float) -> bool:
+    """Whether the projections p0..p2 of a triangle miss [-reach, reach]."""
+    return min(p0, p1, p2) > reach or max(p0, p1, p2) < -reach
+
+
+@numba.njit(cache=True, inline="always")
+def _edge_axes_apart(g0: float, g1: float, g2: float, a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                     e: float) -> bool:
+    """Whether one of the axes x, y, z cross edge g separates triangle abc from the cube of half side e."""
+    if _apart(g1 * a[2] - g2 * a[1], g1 * b[2] - g2 * b[1], g1 * c[2] - g2 * c[1], e * (abs(g1) + abs(g2))):
+        return True
+    if _apart(g2 * a[0] - g0 * a[2], g2 * b[0] - g0 * b[2], g2 * c[0] - g0 * c[2], e * (abs(g0) + abs(g2))):
+        return True
+    return _apart(g0 * a[1] - g1 * a[0], g0 * b[1] - g1 * b[0], g0 * c[1] - g1 * c[0], e * (abs(g0) + abs(g1)))
+
+
+@numba.njit(cache=True)
+def _meets(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: float) -> bool:
+    """Whether triangle abc (relative to a cube's centre, in scratch arrays) meets the cube of half side e
+    (the 13 separating axes: the cube's 3, the triangle's normal, and 9 cross products of edges)."""
+    for k in range(3):
+        if _apart(a[k], b[k], c[k], e):
+            return False
+    u0, u1, u2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    v0, v1, v2 = c[0] - b[0], c[1] - b[1], c[2] - b[2]
+    n0, n1, n2 = u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0
+    if abs(n0 * a[0] + n1 * a[1] + n2 * a[2]) > e * (abs(n0) + abs(n1) + abs(n2)):
+        return False
+    return not (_edge_axes_apart(u0, u1, u2, a, b, c, e) or _edge_axes_apart(v0, v1, v2, a, b, c, e)
+                or _edge_axes_apart(a[0] - c[0], a[1] - c[1], a[2] - c[2], a, b, c, e))
+
+
+@numba.njit(cache=True)
+def surface_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, surface: np.ndarray) -> None:
+    """Mark in `surface` (nx, ny, nz) every voxel [origin + i * pitch, origin + (i + 1) * pitch] that one of
+    `triangles` (t, 3, 3) meets."""
+    e = 0.5 * pitch * (1.0 + _GROW)
+    shape = surface.shape
+    lo = np.empty(3, dtype=np.int64)
+    hi = np.empty(3, dtype=np.int64)
+    centre = np.empty(3)
+    a, b, c = np.empty(3), np.empty(3), np.empty(3)
+    for t in range(len(triangles)):
+        tri = triangles[t]
+        for k in range(3):
+            low = min(tri[0, k], tri[1, k], tri[2, k])
+            high = max(tri[0, k], tri[1, k], tri[2, k])
+            lo[k] = max(int(math.floor((low - origin[k]) / pitch - _REACH)), 0)
+            hi[k] = min(int(math.floor((high - origin[k]) / pitch + _REACH)), shape[k] - 1)
+        for i in range(lo[0], hi[0] + 1):
+            centre[0] = origin[0] + (i + 0.5) * pitch
+            for j in range(lo[1], hi[1] + 1):
+                centre[1] = origin[1] + (j + 0.5) * pitch
+                for k in range(lo[2], hi[2] + 1):
+                    if surface[i, j, k]:
+                        continue
+                    centre[2] = origin[2] + (k + 0.5) * pitch
+                    for m in range(3):
+                        a[m], b[m], c[m] = tri[0, m] - centre[m], tri[1, m] - centre[m], tri[2, m] - centre[m]
+                    if _meets(a, b, c, e):
+                        surface[i, j, k] = True
+
+
+@numba.njit(cache=True, inline="always")
+def _count(table: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> int:
+    """Voxels of the set in the box [lo, hi) from its summed-volume `table`."""
+    return (table[hi[0], hi[1], hi[2]] - table[lo[0], hi[1], hi[2]] - table[hi[0], lo[1], hi[2]]
+            - table[hi[0], hi[1], lo[2]] + table[lo[0], lo[1], hi[2]] + table[lo[0], hi[1], lo[2]]
+            + table[hi[0], lo[1], lo[2]] - table[lo[0], lo[1], lo[2]])
+
+
+@numba.njit(cache=True)
+def grow_boxes(table: np.ndarray, seeds: np.ndarray, claimed: np.ndarray, max_boxes: int,
+               min_voxels: int) -> np.ndarray:
+    """Boxes [lo, hi) of voxels all in a set (its summed-volume `table`, shape + 1): from each seed (k, 3), in
+    order, that no earlier box holds, grow a box one layer at a time on each of its six sides in turn while the
+    layer lies in the set. Boxes may overlap; those under `min_voxels` are dropped (their voxels stay claimed).
+    Marks `claimed`; returns (b, 6) int64: lo, hi."""
+    shape = np.array(claimed.shape)
+    boxes = np.empty((max_boxes, 6), dtype=np.int64)
+    found = 0
+    lo = np.empty(3, dtype=np.int64)
+    hi = np.empty(3, dtype=np.int64)
+    layer_lo = np.empty(3, dtype=np.int64)
+    layer_hi = np.empty(3, dtype=np.int64)
+    for s in range(len(seeds)):
+        if found == max_boxes:
+            break
+        i, j, k = seeds[s]
+        if claimed[i, j, k]:
+            continue
+        lo[:] = seeds[s]
+        hi[:] = seeds[s] + 1
+        grew = True
+        while grew:
+            grew = False
+            for axis in range(3):
+                for side in range(2):
+                    layer_lo[:] = lo
+                    layer_hi[:] = hi
+                    if side == 0:
+                        if lo[axis] == 0:
+                            continue
+                        layer_lo[axis] = lo[axis] - 1
+                        layer_hi[axis] = lo[axis]
+                    else:
+                        if hi[axis] == shape[axis]:
+                            continue
+                        layer_lo[axis] = hi[axis]
+                        layer_hi[axis] = hi[axis] + 1
+                    size = (layer_hi[0] - layer_lo[0]) * (layer_hi[1] - layer_lo[1]) * (layer_hi[2] - layer_lo[2])
+                    if _count(table, layer_lo, layer_hi) == size:
+                        lo[axis] = min(lo[axis], layer_lo[axis])
+                        hi[axis] = max(hi[axis], layer_hi[axis])
+                        grew = True
+        claimed[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]] = True
+        if (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]) >= min_voxels:
+            boxes[found, :3] = lo
+            boxes[found, 3:] = hi
+            found += 1
+    return boxes[:found].copy()
+
+
+@numba.njit(cache=True)
+def first_voxels(labels: np.ndarray, count: int) -> np.ndarray:
+    """For labels 0..count of a labelled grid (flattened), the flat index of the first voxel of each (-1: none)."""
+    first = np.full(count + 1, -1, dtype=np.int64)
+    for i in range(len(labels)):
+        if first[labels[i]] < 0:
+            first[labels[i]] = i
+    return first
+
+
+@numba.njit(cache=True)
+def mark_near_hull(planes: np.ndarray, origin: np.ndarray, pitch: float, lo: np.ndarray, hi: np.ndarray,
+                   marked: np.ndarray) -> None:
+    """Mark every voxel with indices in [lo, hi] that may meet the convex set {x: planes[:, :3] . x <= planes[:, 3]}
+    (one that meets it is in every plane's half-space grown by the cube's reach along the plane's normal)."""
+    e = 0.5 * pitch * (1.0 + _GROW)
+    for i in range(lo[0], hi[0] + 1):
+        x = origin[0] + (i + 0.5) * pitch
+        for j in range(lo[1], hi[1] + 1):
+            y = origin[1] + (j + 0.5) * pitch
+            for k in range(lo[2], hi[2] + 1):
+                z = origin[2] + (k + 0.5) * pitch
+                meets = True
+                for f in range(len(planes)):
+                    n = planes[f]
+                    if n[0] * x + n[1] * y + n[2] * z - e * (abs(n[0]) + abs(n[1]) + abs(n[2])) > n[3]:
+                        meets = False
+                        break
+                if meets:
+                    marked[i, j, k] = True
