@@ -18,6 +18,10 @@ from lofkit.sight.learning import LearnedParts
 from lofkit.sight.obstruction import Segments, blocked, blocked_first_parts, blocking_troopers
 from lofkit.sight.rows import EyeRows, Views
 
+LEARN_EVERY = 8
+"""One stride-9 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
+with the cheaper occlusion query. A quarter of the segments ranks a pair's parts about as well as all of them."""
+
 Progress = Callable[..., None]
 """`progress(cast, tested=0)`: segments a search cast (ray back-end), and segments it settled by compiled tests."""
 
@@ -35,6 +39,19 @@ def corridor_troopers(world, pairs: Sequence) -> np.ndarray:
     return cylinders
 
 
+def parts_within_reach(world, pairs: np.ndarray) -> np.ndarray:
+    """For each pair (n, 2), whether a piece with convex parts overlaps the box around both volumes (which holds
+    every segment between them): elsewhere a first-hit query has nothing to learn."""
+    parts = world.convex_parts
+    if len(parts.piece) == 0 or len(pairs) == 0:
+        return np.zeros(len(pairs), dtype=bool)
+    boxes = world.troopers.boxes
+    low = np.minimum(boxes[pairs[:, 0], :3], boxes[pairs[:, 1], :3])
+    high = np.maximum(boxes[pairs[:, 0], 3:], boxes[pairs[:, 1], 3:])
+    pieces = np.array([np.ravel(world.pieces[i].bounds) for i in np.unique(parts.piece)])
+    return np.all((pieces[None, :, :3] <= high[:, None]) & (pieces[None, :, 3:] >= low[:, None]), axis=2).any(axis=1)
+
+
 class Caster:
     """Casts the segments of eye rows for pairs `pairs`: reports them to `progress`, learns into `learned`."""
 
@@ -43,17 +60,23 @@ class Caster:
         self.learned = learned
         self.progress = progress or (lambda cast, tested=0: None)
         self.cylinders = corridor_troopers(world, pairs)
+        self.can_learn = parts_within_reach(world, pairs)
 
     def blocked(self, rows: EyeRows, owner: np.ndarray, segments: Segments, learn: bool = False) -> np.ndarray:
         """Whether each segment, from the eye of row `owner[s]`, is obstructed (terrain, smoke, other troopers).
         With `learn`, the convex parts that block them are remembered as candidates for the pair's next eyes."""
         in_smoke = rows.in_smoke[owner] if rows.in_smoke.any() else np.zeros(len(owner), dtype=bool)
         cylinders = self.cylinders[rows.pair[owner]]
-        if not learn or len(self.world.convex_parts.piece) == 0:
-            hit = blocked(self.world, segments, cylinders, in_smoke)
-        else:
-            hit, part = blocked_first_parts(self.world, segments, cylinders, in_smoke)
-            self.learned.learn(rows, owner, part)
+        learning = np.zeros(len(owner), dtype=bool)
+        if learn:
+            learning[::LEARN_EVERY] = self.can_learn[rows.pair[owner[::LEARN_EVERY]]]
+        hit = np.empty(len(owner), dtype=bool)
+        if learning.any():
+            hit[learning], part = blocked_first_parts(self.world, segments.take(learning), cylinders[learning],
+                                                      in_smoke[learning])
+            self.learned.learn(rows, owner[learning], part)
+        rest = ~learning
+        hit[rest] = blocked(self.world, segments.take(rest), cylinders[rest], in_smoke[rest])
         self.progress(len(hit))
         return hit
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-LEARNED_PARTS = 4
+LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers from its stride-9 segments, as candidates for its next eyes."""
 
 
