@@ -16,6 +16,8 @@ from lofkit.geometry import cache, inner
 from lofkit.geometry.inner import compute_mesh_parts, mesh_key, mesh_parts, placed_boxes
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.ray import backend
+from lofkit.sight.kernels import all_cross
+from lofkit.sight.obstruction import Segments, blocked_first_parts
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world
@@ -61,6 +63,23 @@ def test_every_segment_through_an_inner_box_of_a_real_piece_hits_the_piece(name)
     assert blocked(mesh, *segments).all()
 
 
+@pytest.mark.parametrize("name", REAL)
+def test_boxes_reach_down_to_the_table_and_segments_there_hit_the_piece(name):
+    """Boxes at a piece's foot are lowered to 0.001 mm above its underside, so that segments that skim the table
+    (the lowest samples stand 0.01 mm up) cross them; nearly flat lines through those low slabs all hit the piece."""
+    mesh = load_mesh_file(MODELS / f"{name}.stl")
+    low = mesh_parts(mesh).boxes
+    low = low[low[:, 2] < mesh.bounds[0, 2] + 0.01]
+    assert len(low) >= 10
+    rng = np.random.default_rng(4)
+    chosen = low[rng.integers(0, len(low), 20_000)]
+    points = chosen[:, :3] + rng.uniform(0, 1, (20_000, 3)) * (chosen[:, 3:] - chosen[:, :3])
+    points[:, 2] = mesh.bounds[0, 2] + rng.uniform(0.002, 0.3, 20_000)
+    directions = rng.normal(size=(20_000, 3)) * [1, 1, 0.002]
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    assert blocked(mesh, points - 500 * directions, directions, np.full(20_000, 1000.0)).all()
+
+
 def holed_crate(size: float = 40.0) -> trimesh.Trimesh:
     """A closed cube, subdivided, with one small square hole in its -x side and one in its +x side, in line."""
     mesh = trimesh.creation.box(extents=[size] * 3).subdivide().subdivide().subdivide()
@@ -96,6 +115,30 @@ def test_a_closed_mesh_is_covered_by_boxes_and_a_convex_one_by_itself():
     crate = compute_mesh_parts(trimesh.creation.box(extents=[10, 10, 10]))
     assert len(crate.boxes) == 0 and crate.component.tolist() == [0] * 12 and crate.coverage == 1
     assert crate.parts == 1
+
+
+def test_a_segment_that_hits_a_non_convex_piece_learns_a_box_it_crosses():
+    """An L-shaped block, turned and moved on the table: segments aimed through its arms lead, from where they first
+    hit it, to an inner box they cross (what a pair learns as a candidate for its next proofs)."""
+    l_shape = [[0, 0], [120, 0], [120, 30], [30, 30], [30, 100], [0, 100]]
+    world = build_world([], [{"id": "ell", "prism": {"polygon": l_shape, "height": 60}, "position": [400, 300, 0],
+                              "rotation": 30}])
+    rng = np.random.default_rng(2)
+    inside = np.array([[400, 300, 0.0]]) + rng.uniform([5, 5, 5], [25, 95, 55], (3000, 3))
+    turn = trimesh.transformations.rotation_matrix(np.radians(30), [0, 0, 1])[:3, :3]
+    inside = (inside - [400, 300, 0]) @ turn.T + [400, 300, 0]
+    directions = rng.normal(size=(3000, 3)) * [1, 1, 0.2]
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    origins = inside - 300 * directions
+    hit, part = blocked_first_parts(world, Segments(origins, directions, np.full(3000, 600.0)), np.full((3000, 0), -1))
+    assert hit.all() and (part >= 0).mean() > 0.95
+    parts = world.convex_parts
+    ends = origins + 600 * directions
+    crossed = np.zeros(3000, dtype=bool)
+    learned = np.flatnonzero(part >= 0)
+    all_cross(origins[learned, None].copy(), ends[learned, None].copy(), np.arange(len(learned)), part[learned],
+              parts.normals, parts.offsets, parts.faces, crossed[: len(learned)])
+    assert crossed[: len(learned)].mean() > 0.9
 
 
 def test_faces_turned_the_wrong_way_make_no_boxes():

@@ -234,8 +234,9 @@ def test_first_face_agrees_between_embree_and_numpy():
     segments = Segments.between(origins, ends, trim=0.0)
     fast = EmbreeRays(meshes).first_face(segments.origins, segments.directions, segments.lengths)
     slow = NumpyRays(meshes).first_face(segments.origins, segments.directions, segments.lengths)
-    agree = (fast[0] == slow[0]) & (fast[1] == slow[1])
-    assert (fast[0] >= 0).sum() > 1000
+    agree = (fast[1] == slow[1]) & (fast[2] == slow[2])
+    assert np.allclose(fast[0][agree], slow[0][agree], rtol=1e-4, atol=1e-3)
+    assert (fast[1] >= 0).sum() > 1000
     assert agree.mean() > 0.995  # float32 against float64 where a segment meets an edge shared by two faces
 
 

@@ -26,6 +26,11 @@ def folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lofkit"
 
 
+def has(key: str) -> bool:
+    """Whether an entry is saved under `key`."""
+    return (folder() / f"{key}.npz").is_file()
+
+
 def load(key: str, kind: type[T]) -> T | None:
     """The dataclass `kind` saved under `key`, or None when there is no readable entry."""
     try:

@@ -41,36 +41,42 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull
 
 from lofkit.geometry import cache
-from lofkit.geometry.voxels import first_voxels, grow_boxes, mark_near_hull, surface_voxels
+from lofkit.geometry.voxels import boxes_clear, first_voxels, grow_boxes, mark_near_hull, surface_voxels
 
-VERSION = 4
+VERSION = 6
 """Bumped whenever the construction changes, so that no stale cache entry is ever read."""
 MAX_VOXELS = 30e6
 """Voxels of a mesh's grid at most; the pitch is the smallest that keeps to it, and at least `MIN_PITCH`."""
 MIN_PITCH = 0.25
-MAX_BOXES = 320
+MAX_BOXES = 1000
 MIN_BOX_VOLUME = 2.0
 """Boxes smaller than this (mm^3) prove too little to be worth testing."""
 HULL_SLACK = 1e-6
 """Each plane of a hull of holes is moved out by this (mm), so that joggling the points never shrinks it."""
 MARGIN = 1e-3
 """Each box is shrunk by this (mm) on every side, against rounding in the placement."""
-NEAR = 5.0
-"""A face leads to the box nearest its centre, if one lies within NEAR + 2 pitches (mm)."""
+BOTTOM_LAYERS = 4
+"""Boxes whose lowest voxel is at most this many layers up the grid are tried for lowering (`lower_to_the_bottom`;
+the grid starts 1.5 voxels below the mesh)."""
+LOOKUP = 4
+"""Voxels along each side of a cell of the box lookup grid (`box_lookup`)."""
 
 
 @dataclass(frozen=True)
 class MeshParts:
     """The proof parts of one mesh, in its own frame. `component` (faces,): the convex closed component each face
     belongs to (-1: none), with their total `convex_volume`; `boxes` (k, 6), lowest and highest corners of boxes
-    inside the rest of the solid, `face_box` (faces,) the box nearest each face (-1: none), the `volume` of that
-    rest and how much of it the boxes cover (`covered`, mm^3); the voxel `pitch` (mm); `holes` closed by caps and
-    `skipped_faces`, faces of open parts that caps could not close."""
+    inside the rest of the solid, and `lookup`, the largest box meeting each cell of a grid (-1: none) whose first
+    cell starts at `lookup_origin` (3,) and whose cells are `lookup_pitch` mm a side (where a segment that hits the
+    mesh goes on into a box); the `volume` of that rest and how much of it the boxes cover (`covered`, mm^3); the
+    voxel `pitch` (mm); `holes` closed by caps and `skipped_faces`, faces of open parts that caps could not close."""
 
     component: np.ndarray
     convex_volume: float
     boxes: np.ndarray
-    face_box: np.ndarray
+    lookup: np.ndarray
+    lookup_origin: np.ndarray
+    lookup_pitch: float
     volume: float
     covered: float
     pitch: float
@@ -99,9 +105,14 @@ def mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     return found
 
 
+def parts_cached(mesh: trimesh.Trimesh) -> bool:
+    """Whether the disk cache holds `mesh`'s parts (else `mesh_parts` computes them: a second or so per mesh)."""
+    return cache.has(mesh_key(mesh))
+
+
 def mesh_key(mesh: trimesh.Trimesh) -> str:
     """A digest of the mesh's vertices and faces and of the construction's version and settings."""
-    settings = (VERSION, MAX_VOXELS, MIN_PITCH, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, NEAR)
+    settings = (VERSION, MAX_VOXELS, MIN_PITCH, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP)
     digest = hashlib.sha256(repr(settings).encode())
     digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
     digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
@@ -210,26 +221,43 @@ def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape
 def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     """The proof parts of `mesh` (see the module's docstring)."""
     surface = mesh_surface(mesh)
-    none = np.full(len(mesh.faces), -1, dtype=np.int64)
     if len(surface.faces) == 0:
-        return MeshParts(surface.component, surface.convex_volume, np.zeros((0, 6)), none, 0.0, 0.0, 0.0, 0,
-                         surface.skipped)
+        return MeshParts(surface.component, surface.convex_volume, np.zeros((0, 6)), np.full((1, 1, 1), -1),
+                         np.zeros(3), 1.0, 0.0, 0.0, 0.0, 0, surface.skipped)
     triangles = np.ascontiguousarray(np.concatenate([mesh.triangles[surface.faces], surface.caps]), dtype=np.float64)
     low, high = triangles.reshape(-1, 3).min(axis=0), triangles.reshape(-1, 3).max(axis=0)
     pitch = max(MIN_PITCH, float(np.cbrt(np.prod(high - low + 0.1) / MAX_VOXELS)))
     origin = low - 1.5 * pitch
     shape = tuple(int(n) for n in np.ceil((high + 1.5 * pitch - origin) / pitch).astype(int))
-    inside = inside_voxels(triangles, origin, pitch, shape) & ~through_holes(surface.rims, origin, pitch, shape)
+    holes = through_holes(surface.rims, origin, pitch, shape)
+    inside = inside_voxels(triangles, origin, pitch, shape) & ~holes
     signed = np.einsum("ij,ij->i", triangles[:, 0], np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
     cells = grow_boxes(*_box_inputs(inside), MAX_BOXES, int(np.ceil(MIN_BOX_VOLUME / pitch**3)))
     covered = np.zeros(shape, dtype=bool)
     for lo0, lo1, lo2, hi0, hi1, hi2 in cells.tolist():
         covered[lo0:hi0, lo1:hi1, lo2:hi2] = True
     boxes = np.hstack([origin + cells[:, :3] * pitch + MARGIN, origin + cells[:, 3:] * pitch - MARGIN])
-    face_box = none.copy()
-    face_box[surface.faces] = nearest_boxes(mesh.triangles_center[surface.faces], boxes, NEAR + 2 * pitch)
-    return MeshParts(surface.component, surface.convex_volume, boxes, face_box, abs(float(signed)),
-                     float(covered.sum()) * pitch**3, pitch, len(surface.rims), surface.skipped)
+    lower_to_the_bottom(boxes, cells, triangles, holes)
+    return MeshParts(surface.component, surface.convex_volume, boxes, box_lookup(cells, shape), origin,
+                     LOOKUP * pitch, abs(float(signed)), float(covered.sum()) * pitch**3, pitch, len(surface.rims),
+                     surface.skipped)
+
+
+def lower_to_the_bottom(boxes: np.ndarray, cells: np.ndarray, triangles: np.ndarray, holes: np.ndarray) -> None:
+    """Lower to just above the mesh's lowest point the boxes that stop a few voxels above it (where the voxels that
+    touch a flat underside are marked), when no triangle meets the slab below them and no voxel of it lies where
+    holes let segments through: slab and box then lie on one side of the surface, inside. Segments that run just
+    above the table, under the boxes, still cross the mesh there; now they cross a box too."""
+    bottom = float(triangles[..., 2].min())
+    near = np.flatnonzero((cells[:, 2] <= BOTTOM_LAYERS) & (boxes[:, 2] > bottom + MARGIN))
+    open_below = np.array([not holes[lo0:hi0, lo1:hi1, :lo2].any() for lo0, lo1, lo2, hi0, hi1, _ in cells[near]],
+                          dtype=bool).reshape(-1)
+    near = near[open_below]
+    slabs = boxes[near].copy()
+    slabs[:, 5], slabs[:, 2] = slabs[:, 2], bottom + MARGIN
+    clear = np.zeros(len(slabs), dtype=bool)
+    boxes_clear(triangles, slabs, clear)
+    boxes[near[clear], 2] = bottom + MARGIN
 
 
 def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -260,17 +288,29 @@ def through_holes(rims: tuple[np.ndarray, ...], origin: np.ndarray, pitch: float
     return marked
 
 
-def nearest_boxes(points: np.ndarray, boxes: np.ndarray, reach: float) -> np.ndarray:
-    """For each point, the box nearest it if one lies within `reach` mm (ties: the largest), else -1."""
+def box_lookup(cells: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
+    """For each cell of `LOOKUP` x `LOOKUP` x `LOOKUP` voxels, the largest of the boxes `cells` (k, 6; voxel
+    indices lo, hi) that meets it (-1: none)."""
+    lookup = np.full([-(-n // LOOKUP) for n in shape], -1, dtype=np.int32)
+    for k in np.argsort(np.prod(cells[:, 3:] - cells[:, :3], axis=1), kind="stable"):  # the largest painted last
+        lo, hi = cells[k, :3] // LOOKUP, (cells[k, 3:] - 1) // LOOKUP + 1
+        lookup[lo[0] : hi[0], lo[1] : hi[1], lo[2] : hi[2]] = k
+    return lookup
+
+
+def boxes_at(parts: MeshParts, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """For segments that hit the mesh at `points` (n, 3) going along `directions` (n, 3), in its own frame, the box
+    they are likely to cross next: the one the lookup grid holds at the hit, or a cell or two further on (-1:
+    none). A guess for learning candidates, never a proof."""
     found = np.full(len(points), -1, dtype=np.int64)
-    volume = np.prod(boxes[:, 3:] - boxes[:, :3], axis=1)
-    for first in range(0, len(points), 2048):
-        p = points[first : first + 2048, None]
-        gap = np.maximum(np.maximum(boxes[None, :, :3] - p, p - boxes[None, :, 3:]), 0)
-        distance = np.linalg.norm(gap, axis=2)
-        score = np.lexsort((-np.broadcast_to(volume, distance.shape), distance), axis=-1)[:, 0]
-        near = distance[np.arange(len(score)), score] <= reach
-        found[first : first + 2048][near] = score[near]
+    for depth in (0.0, 1.0, 2.0):
+        todo = found < 0
+        cell = np.floor((points[todo] + depth * parts.lookup_pitch * directions[todo] - parts.lookup_origin)
+                        / parts.lookup_pitch).astype(np.int64)
+        inside = np.all((cell >= 0) & (cell < parts.lookup.shape), axis=1)
+        at = np.full(len(cell), -1, dtype=np.int64)
+        at[inside] = parts.lookup[tuple(cell[inside].T)]
+        found[todo] = at
     return found
 
 

@@ -17,7 +17,7 @@ import shapely
 import trimesh
 
 from lofkit.errors import Problem
-from lofkit.geometry.inner import MeshParts, mesh_parts, placed_boxes
+from lofkit.geometry.inner import MeshParts, boxes_at, mesh_parts, parts_cached, placed_boxes
 from lofkit.scene.model import Scene, Terrain
 from lofkit.units import MM_PER_UNIT
 
@@ -51,7 +51,16 @@ class Piece:
     @cached_property
     def parts(self) -> MeshParts:
         """The convex parts proofs may use, in the piece's own frame (`inner.mesh_parts`; cached on disk)."""
-        return mesh_parts(self.mesh if self.local is None else self.local)
+        return mesh_parts(self._own_mesh)
+
+    @property
+    def parts_ready(self) -> bool:
+        """Whether `parts` is at hand without computing it."""
+        return "parts" in self.__dict__ or parts_cached(self._own_mesh)
+
+    @property
+    def _own_mesh(self) -> trimesh.Trimesh:
+        return self.mesh if self.local is None else self.local
 
     @cached_property
     def closed(self) -> bool:
@@ -139,8 +148,10 @@ def build_pieces(scene: Scene) -> tuple[list[Piece], list[Problem]]:
 class ConvexParts:
     """Convex parts of blocking pieces as padded half-space sets {x: normals @ x <= offsets}: `normals` (p, f, 3),
     `offsets` (p, f), `faces` (p,) the planes each really has (the first ones), `bounds` (p, 6) axis-aligned
-    boxes (min x, y, z, max x, y, z), `piece`, the index of the piece each part belongs to, and `face_part`, per
-    chosen piece, the part each of its mesh's faces belongs to (-1: a face of no convex part)."""
+    boxes (min x, y, z, max x, y, z), `piece`, the index of the piece each part belongs to; and per chosen piece,
+    `face_part`, the component part each of its mesh's faces belongs to (-1: none), `first_box`, the index of its
+    first inner box part, and `framed`, its `MeshParts` with the matrix from table to piece coordinates (`part_at`
+    finds the box a hit leads to)."""
 
     normals: np.ndarray
     offsets: np.ndarray
@@ -148,6 +159,8 @@ class ConvexParts:
     bounds: np.ndarray
     piece: np.ndarray
     face_part: tuple[np.ndarray, ...]
+    first_box: np.ndarray
+    framed: tuple[tuple[MeshParts, np.ndarray], ...]
 
     @cached_property
     def _face_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -155,21 +168,55 @@ class ConvexParts:
         starts = np.cumsum([0] + [len(f) for f in self.face_part])[:-1]
         return np.concatenate([*self.face_part, np.zeros(0, dtype=np.int64)]), starts.astype(np.int64)
 
-    def part_of(self, mesh: np.ndarray, face: np.ndarray) -> np.ndarray:
-        """The part holding face `face` of chosen piece `mesh` (arrays; -1 where `mesh` is -1 or the face is of no
-        part)."""
+    @cached_property
+    def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each piece's parts (they are contiguous): where they start and stop, and the box around them all."""
+        owners, starts = np.unique(self.piece, return_index=True)
+        stops = np.append(starts[1:], len(self.piece))
+        boxes = np.array([np.r_[self.bounds[a:b, :3].min(0), self.bounds[a:b, 3:].max(0)] for a, b in zip(starts, stops)])
+        return starts, stops, boxes.reshape(-1, 6)
+
+    def overlapping(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every (row, part) such that the part's box overlaps the box from `low[row]` to `high[row]` ((n, 3) each),
+        ordered by row, then part; pieces far from a row are passed over whole."""
+        rows, parts = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+        for start, stop, box in zip(*self._spans):
+            near = np.flatnonzero(np.all((box[:3] < high) & (box[3:] > low), axis=1))
+            if len(near):
+                own = self.bounds[start:stop]
+                row, part = np.nonzero(np.all((own[None, :, :3] < high[near, None]) & (own[None, :, 3:] > low[near, None]),
+                                              axis=2))
+                rows.append(near[row])
+                parts.append(start + part)
+        row, part = np.concatenate(rows), np.concatenate(parts)
+        order = np.lexsort((part, row))
+        return row[order], part[order]
+
+    def part_at(self, mesh: np.ndarray, face: np.ndarray, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
+        """The part each segment that first hit face `face` of chosen piece `mesh` at `points` (n, 3), going along
+        `directions` (n, 3), leads to: the convex component of that face, else the inner box it is likely to cross
+        next (`inner.boxes_at`); -1 where `mesh` is -1 or there is neither."""
         table, starts = self._face_table
         hit = mesh >= 0
         part = np.full(len(mesh), -1, dtype=np.int64)
         part[hit] = table[starts[mesh[hit]] + face[hit]]
+        for k in np.unique(mesh[hit & (part < 0)]).tolist():
+            parts, to_piece = self.framed[k]
+            if len(parts.boxes) == 0:
+                continue
+            mine = np.flatnonzero((mesh == k) & (part < 0))
+            along = directions[mine] @ to_piece[:3, :3].T
+            box = boxes_at(parts, points[mine] @ to_piece[:3, :3].T + to_piece[:3, 3],
+                           along / np.linalg.norm(along, axis=1)[:, None])
+            part[mine] = np.where(box >= 0, self.first_box[k] + box, -1)
         return part
 
 
 def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
     """The convex parts of the chosen pieces (`Piece.parts`), placed, used to prove cheaply that a blocker hides a
     pair: their meshes' convex closed components (the hollow building's walls, a crate, a smoke cylinder) and boxes
-    inside the rest of their solids; a face belongs to its component, or else leads to the box nearest it."""
-    planes, owners, bounds, face_part = [], [], [], []
+    inside the rest of their solids."""
+    planes, owners, bounds, face_part, first_box = [], [], [], [], []
     for index in chosen:
         piece = pieces[index]
         mesh, parts = piece.mesh, piece.parts
@@ -182,9 +229,8 @@ def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
             bounds.append(np.ravel([mesh.vertices[mesh.faces[faces]].reshape(-1, 3).min(axis=0),
                                     mesh.vertices[mesh.faces[faces]].reshape(-1, 3).max(axis=0)]))
         owners.extend([index] * (len(planes) - len(owners)))
+        first_box.append(len(planes))
         if len(parts.boxes):
-            behind = (parts.face_box >= 0) & (parts.component < 0)
-            part_of[behind] = len(planes) + parts.face_box[behind]
             box_planes, box_bounds = placed_boxes(parts.boxes, piece.transform)
             planes.extend(box_planes)
             owners.extend([index] * len(box_planes))
@@ -196,4 +242,9 @@ def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
         padded[k, : len(p)] = p
     return ConvexParts(padded[..., :3], padded[..., 3], np.array([len(p) for p in planes], dtype=np.int64),
                        np.array(bounds, dtype=float).reshape(-1, 6), np.array(owners, dtype=np.int64),
-                       tuple(face_part))
+                       tuple(face_part), np.array(first_box, dtype=np.int64),
+                       tuple((pieces[i].parts, np.linalg.inv(_placement_of(pieces[i]))) for i in chosen))
+
+
+def _placement_of(piece: Piece) -> np.ndarray:
+    return np.eye(4) if piece.transform is None else piece.transform

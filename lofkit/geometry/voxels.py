@@ -1,5 +1,5 @@
-"""Compiled kernels of the inner parts (`geometry.inner`): which voxels a surface touches, and boxes grown in a
-voxel set.
+"""Compiled kernels of the inner parts (`geometry.inner`): which voxels a surface touches, boxes grown in a voxel
+set, and whether boxes are clear of a surface.
 
 A voxel is a closed cube; `surface_voxels` marks every voxel a triangle meets (the separating-axis test of
 Akenine-Moller, on the cube grown by a hair so that rounding can only mark more); `grow_boxes` grows boxes of voxels
@@ -27,36 +27,57 @@ def _apart(p0: float, p1: float, p2: float, reach: float) -> bool:
 
 @numba.njit(cache=True, inline="always")
 def _edge_axes_apart(g0: float, g1: float, g2: float, a: np.ndarray, b: np.ndarray, c: np.ndarray,
-                     e: float) -> bool:
-    """Whether one of the axes x, y, z cross edge g separates triangle abc from the cube of half side e."""
-    if _apart(g1 * a[2] - g2 * a[1], g1 * b[2] - g2 * b[1], g1 * c[2] - g2 * c[1], e * (abs(g1) + abs(g2))):
+                     e: np.ndarray) -> bool:
+    """Whether one of the axes x, y, z cross edge g separates triangle abc from the box of half sides e (3,)."""
+    if _apart(g1 * a[2] - g2 * a[1], g1 * b[2] - g2 * b[1], g1 * c[2] - g2 * c[1], e[1] * abs(g2) + e[2] * abs(g1)):
         return True
-    if _apart(g2 * a[0] - g0 * a[2], g2 * b[0] - g0 * b[2], g2 * c[0] - g0 * c[2], e * (abs(g0) + abs(g2))):
+    if _apart(g2 * a[0] - g0 * a[2], g2 * b[0] - g0 * b[2], g2 * c[0] - g0 * c[2], e[0] * abs(g2) + e[2] * abs(g0)):
         return True
-    return _apart(g0 * a[1] - g1 * a[0], g0 * b[1] - g1 * b[0], g0 * c[1] - g1 * c[0], e * (abs(g0) + abs(g1)))
+    return _apart(g0 * a[1] - g1 * a[0], g0 * b[1] - g1 * b[0], g0 * c[1] - g1 * c[0], e[0] * abs(g1) + e[1] * abs(g0))
 
 
 @numba.njit(cache=True)
-def _meets(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: float) -> bool:
-    """Whether triangle abc (relative to a cube's centre, in scratch arrays) meets the cube of half side e
-    (the 13 separating axes: the cube's 3, the triangle's normal, and 9 cross products of edges)."""
+def _meets(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: np.ndarray) -> bool:
+    """Whether triangle abc (relative to a box's centre, in scratch arrays) meets the box of half sides e (3,)
+    (the 13 separating axes: the box's 3, the triangle's normal, and 9 cross products of edges)."""
     for k in range(3):
-        if _apart(a[k], b[k], c[k], e):
+        if _apart(a[k], b[k], c[k], e[k]):
             return False
     u0, u1, u2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
     v0, v1, v2 = c[0] - b[0], c[1] - b[1], c[2] - b[2]
     n0, n1, n2 = u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0
-    if abs(n0 * a[0] + n1 * a[1] + n2 * a[2]) > e * (abs(n0) + abs(n1) + abs(n2)):
+    if abs(n0 * a[0] + n1 * a[1] + n2 * a[2]) > e[0] * abs(n0) + e[1] * abs(n1) + e[2] * abs(n2):
         return False
     return not (_edge_axes_apart(u0, u1, u2, a, b, c, e) or _edge_axes_apart(v0, v1, v2, a, b, c, e)
                 or _edge_axes_apart(a[0] - c[0], a[1] - c[1], a[2] - c[2], a, b, c, e))
 
 
 @numba.njit(cache=True)
+def boxes_clear(triangles: np.ndarray, boxes: np.ndarray, clear: np.ndarray) -> None:
+    """clear[k] = whether no triangle (t, 3, 3) meets box k (k, 6: lowest and highest corners), grown by a hair."""
+    e = np.empty(3)
+    centre = np.empty(3)
+    a, b, c = np.empty(3), np.empty(3), np.empty(3)
+    for k in range(len(boxes)):
+        clear[k] = True
+        for m in range(3):
+            e[m] = 0.5 * (boxes[k, 3 + m] - boxes[k, m]) * (1.0 + _GROW)
+            centre[m] = 0.5 * (boxes[k, 3 + m] + boxes[k, m])
+        for t in range(len(triangles)):
+            for m in range(3):
+                a[m] = triangles[t, 0, m] - centre[m]
+                b[m] = triangles[t, 1, m] - centre[m]
+                c[m] = triangles[t, 2, m] - centre[m]
+            if _meets(a, b, c, e):
+                clear[k] = False
+                break
+
+
+@numba.njit(cache=True)
 def surface_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, surface: np.ndarray) -> None:
     """Mark in `surface` (nx, ny, nz) every voxel [origin + i * pitch, origin + (i + 1) * pitch] that one of
     `triangles` (t, 3, 3) meets."""
-    e = 0.5 * pitch * (1.0 + _GROW)
+    e = np.full(3, 0.5 * pitch * (1.0 + _GROW))
     shape = surface.shape
     lo = np.empty(3, dtype=np.int64)
     hi = np.empty(3, dtype=np.int64)

@@ -27,8 +27,8 @@ class RayBackend(Protocol):
 
     def first_face(
         self, origins: np.ndarray, directions: np.ndarray, lengths: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The mesh and the face of it first hit along each segment (-1, -1 on a miss)."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distance to, the mesh and the face of it first hit along each segment (inf, -1, -1 on a miss)."""
         ...
 
 

@@ -64,11 +64,12 @@ class EmbreeRays:
         distance = np.where(mesh >= 0, out["tfar"].astype(np.float64), np.inf)
         return distance, mesh
 
-    def first_face(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray]:
-        """The mesh and the face of it first hit along each segment (-1, -1 on a miss)."""
+    def first_face(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distance to, the mesh and the face of it first hit along each segment (inf, -1, -1 on a miss)."""
         out = self._intersect(origins, directions, lengths)
         if out is None:
             n = len(np.reshape(origins, (-1, 3)))
-            return np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
+            return np.full(n, np.inf), np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
         mesh = out["geomID"].astype(np.int64)
-        return mesh, np.where(mesh >= 0, out["primID"].astype(np.int64), -1)
+        distance = np.where(mesh >= 0, out["tfar"].astype(np.float64), np.inf)
+        return distance, mesh, np.where(mesh >= 0, out["primID"].astype(np.int64), -1)

@@ -48,8 +48,9 @@ class NumpyRays:
         distance, triangle = self._nearest(origins, directions, lengths)
         return distance, self._mesh_and_face(triangle)[0]
 
-    def first_face(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray]:
-        return self._mesh_and_face(self._nearest(origins, directions, lengths)[1])
+    def first_face(self, origins, directions, lengths) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        distance, triangle = self._nearest(origins, directions, lengths)
+        return (distance, *self._mesh_and_face(triangle))
 
     def _mesh_and_face(self, triangle: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mesh, face = np.full(len(triangle), -1, dtype=np.int64), np.full(len(triangle), -1, dtype=np.int64)

@@ -122,11 +122,12 @@ def blocked(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarr
 
 def blocked_first_parts(world, segments: Segments, cylinders: np.ndarray,
                         in_smoke: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """`blocked`, and the convex part (index into `world.convex_parts`) each segment meets first (-1: none, or a
-    face of no convex part); an intersection query instead of an occlusion query."""
-    mesh, face = world.blocking_rays.first_face(segments.origins, segments.directions, segments.lengths)
+    """`blocked`, and the convex part (index into `world.convex_parts`) each segment's first hit leads to (-1: none;
+    `ConvexParts.part_at`); an intersection query instead of an occlusion query."""
+    distance, mesh, face = world.blocking_rays.first_face(segments.origins, segments.directions, segments.lengths)
     hit = _or_smoke_and_troopers(world, segments, cylinders, in_smoke, mesh >= 0)
-    return hit, world.convex_parts.part_of(mesh, face)
+    points = segments.origins + segments.directions * np.where(mesh >= 0, distance, 0)[:, None]
+    return hit, world.convex_parts.part_at(mesh, face, points, segments.directions)
 
 
 def _or_smoke_and_troopers(world, segments: Segments, cylinders: np.ndarray, in_smoke: np.ndarray | None,
@@ -218,8 +219,7 @@ def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     for first in range(0, len(starts), PROOF_PAIRS):
         a, b = starts[first : first + PROOF_PAIRS], ends[first : first + PROOF_PAIRS]
         low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
-        near = np.all((parts.bounds[None, :, :3] < high[:, None]) & (parts.bounds[None, :, 3:] > low[:, None]), axis=2)
-        row, part = np.nonzero(near)
+        row, part = parts.overlapping(low, high)
         middles = (a.mean(1, keepdims=True), b.mean(1, keepdims=True))
         for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b]), (a, b)):
             covering = _all_through(tried_a, tried_b, row, parts, part)
