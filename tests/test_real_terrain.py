@@ -87,3 +87,18 @@ def test_fast_search_equals_the_brute_force_reference_among_real_pieces():
     fast, brute = sight(world, pairs), sight_brute_force(world, pairs)
     assert {k: s.seen for k, s in fast.items()} == {k: s.seen for k, s in brute.items()}
     assert any(s.seen for s in fast.values()) and not all(s.seen for s in fast.values())
+
+
+def test_info_reports_the_proof_parts_of_every_piece(run_cli):
+    """Every real piece has hundreds of inner boxes covering a good share of its solid; the open ones had their holes
+    capped; no face is unusable. A box-shaped building is one convex part, the whole of its solid."""
+    result = run_cli("info", TABLE_C, "--json")
+    assert result.exit_code == 0, result.stderr
+    pieces = json.loads(result.stdout)["pieces"]
+    assert len(pieces) == 16
+    for piece in pieces:
+        assert piece["proof_parts"] >= 50 and piece["solid_covered"] > 0.5 and piece["faces_skipped"] == 0
+        assert (piece["holes_closed"] > 0) is (not piece["watertight"]), piece
+    shown = run_cli("info", REPO / "examples" / "rulebook_lof.yaml", "--json")
+    (building,) = json.loads(shown.stdout)["pieces"]
+    assert building["proof_parts"] == 1 and building["solid_covered"] == 1 and building["holes_closed"] == 0

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import SettingError, render
@@ -28,7 +29,20 @@ def load_world(scene_path: str, quiet: bool = False) -> World:
     if not quiet:
         for warning in world.warnings:
             err.print(f"[yellow]warning:[/] {escape(f'{scene_path}: {warning.where}: {warning.message}')}", highlight=False)
+    prepare_parts(world)
     return world
+
+
+def prepare_parts(world: World) -> None:
+    """Compute the proof parts of the blocking meshes the disk cache does not hold yet, with a progress bar (about
+    a second per new mesh; once per mesh file)."""
+    new = [world.pieces[i] for i in world.blocking_pieces if not world.pieces[i].parts_ready]
+    if not new:
+        return
+    columns = (TextColumn("proof parts of new meshes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        for piece in bar.track(new):
+            piece.parts  # noqa: B018 - computed and cached here, with the bar
 
 
 def emit_json(document: dict) -> None:

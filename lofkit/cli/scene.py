@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -49,6 +50,18 @@ def info(scene: str, as_json: bool) -> None:
     out.print(f"[bold]{scene}[/]: table {to_inches(width):g}\" x {to_inches(depth):g}\" ({width:g} x {depth:g} mm)")
     out.print(f"terrain: {sum(result.terrain_by_kind.values())} pieces ({kinds}), {result.triangles} triangles")
     out.print(f"deployment zones: {', '.join(result.deployment_zones) or 'none'}")
+    pieces = Table(title="terrain, with the convex parts that prove what each piece hides (covered: the share of its "
+                   "solid they fill; holes: holes of an open mesh closed by caps; unused: faces no part could use; "
+                   "-: blocks nothing)",
+                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("id", "triangles", "parts", "covered", "holes", "unused"):
+        pieces.add_column(column, justify="left" if column == "id" else "right", no_wrap=True)
+    for row in result.pieces:
+        blocks = row.parts is not None
+        pieces.add_row(row.id, f"{row.triangles:,}",
+                       *((str(row.parts), f"{row.covered:.0%}", str(row.holes_closed), str(row.faces_skipped))
+                         if blocks else ("-",) * 4))
+    out.print(pieces)
     table = Table(title=f"{len(result.troopers)} troopers", title_justify="left")
     for column in ("id", "side", "volume mm", "x, y, z mm", "facing", "state"):
         table.add_column(column, justify="right" if column == "facing" else "left", no_wrap=True)

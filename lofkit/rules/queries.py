@@ -8,7 +8,7 @@ import numpy as np
 
 from lofkit.geometry.world import World
 from lofkit.rules.measure import ZOC_RADIUS, base_contact, base_distance, in_zoc, neighbours, range_band
-from lofkit.rules.results import DistanceResult, SceneInfo, TrooperRow, ZocResult
+from lofkit.rules.results import DistanceResult, PieceRow, SceneInfo, TrooperRow, ZocResult
 
 
 def distance(world: World, a: str, b: str) -> DistanceResult:
@@ -62,4 +62,11 @@ def info(world: World) -> SceneInfo:
         terrain_by_kind=dict(Counter(t.kind for t in scene.terrain)),
         triangles=sum(len(p.mesh.faces) for p in world.pieces),
         troopers=rows,
+        pieces=tuple(_piece_row(piece) for piece in world.pieces),
     )
+
+
+def _piece_row(piece) -> PieceRow:
+    parts = piece.parts if piece.blocks_lof else None
+    return PieceRow(piece.id, piece.kind, len(piece.mesh.faces), piece.closed,
+                    *((parts.parts, parts.coverage, parts.holes, parts.skipped_faces) if parts else (None,) * 4))

@@ -70,14 +70,42 @@ class TrooperRow:
 
 
 @dataclass(frozen=True)
+class PieceRow:
+    """A terrain piece and the convex parts that prove what it hides (None for the parts of a piece that blocks
+    nothing): how many, the share of its solid they cover, holes closed by caps, faces that no part could use."""
+
+    id: str
+    kind: str
+    triangles: int
+    watertight: bool
+    parts: int | None
+    covered: float | None
+    holes_closed: int | None
+    faces_skipped: int | None
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "triangles": self.triangles,
+            "watertight": self.watertight,
+            "proof_parts": self.parts,
+            "solid_covered": None if self.covered is None else round(self.covered, 3),
+            "holes_closed": self.holes_closed,
+            "faces_skipped": self.faces_skipped,
+        }
+
+
+@dataclass(frozen=True)
 class SceneInfo:
-    """What a scene holds: table, zones, terrain by kind, troopers."""
+    """What a scene holds: table, zones, terrain by kind and piece by piece, troopers."""
 
     table_mm: tuple[float, float]
     deployment_zones: tuple[str, ...]
     terrain_by_kind: dict[str, int]
     triangles: int
     troopers: tuple[TrooperRow, ...]
+    pieces: tuple[PieceRow, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -87,6 +115,7 @@ class SceneInfo:
             "terrain": sum(self.terrain_by_kind.values()),
             "terrain_by_kind": dict(self.terrain_by_kind),
             "triangles": self.triangles,
+            "pieces": [p.to_dict() for p in self.pieces],
             "troopers": [t.to_dict() for t in self.troopers],
         }
 
