@@ -9,7 +9,7 @@ non-convex body, as CAD and kit exports are: its parts fused with a boolean unio
 boolean difference, with stairs, railings, rubble, jagged ruined tops, thin walls (2-3 mm) and thousands of small
 triangles (subdivided faces, frames, pipes, sandbags). Three pieces are not watertight: a roofless shell whose wall
 tops were left out, an open-backed facade and a rock outcrop with a few faces missing. These are the engine's hard
-case: no piece is a union of convex parts, so no proof of "hidden" applies to them.
+case: no piece has a convex component, so proofs of "hidden" use boxes inside their solids (lofkit/geometry/inner.py).
 Units are millimetres, z up, the origin at the centre of the footprint's bounding box with the bottom at z = 0.
 `catalog-real.yaml` is separate from `catalog.yaml` so that each generator owns exactly one catalog file and
 neither has to merge with or preserve the other's entries.
