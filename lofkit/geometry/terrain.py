@@ -18,6 +18,7 @@ import trimesh
 
 from lofkit.errors import Problem
 from lofkit.geometry.inner import MeshParts, boxes_at, mesh_parts, parts_cached, placed_boxes
+from lofkit.geometry.voxels import boxes_along
 from lofkit.scene.model import Scene, Terrain
 from lofkit.units import MM_PER_UNIT
 
@@ -176,21 +177,19 @@ class ConvexParts:
         boxes = np.array([np.r_[self.bounds[a:b, :3].min(0), self.bounds[a:b, 3:].max(0)] for a, b in zip(starts, stops)])
         return starts, stops, boxes.reshape(-1, 6)
 
-    def overlapping(self, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every (row, part) such that the part's box overlaps the box from `low[row]` to `high[row]` ((n, 3) each),
-        ordered by row, then part; pieces far from a row are passed over whole."""
-        rows, parts = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
-        for start, stop, box in zip(*self._spans):
-            near = np.flatnonzero(np.all((box[:3] < high) & (box[3:] > low), axis=1))
-            if len(near):
-                own = self.bounds[start:stop]
-                row, part = np.nonzero(np.all((own[None, :, :3] < high[near, None]) & (own[None, :, 3:] > low[near, None]),
-                                              axis=2))
-                rows.append(near[row])
-                parts.append(start + part)
-        row, part = np.concatenate(rows), np.concatenate(parts)
-        order = np.lexsort((part, row))
-        return row[order], part[order]
+    def along(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every (row, part) such that the segment from `starts[row]` to `ends[row]` ((n, 3) each) meets the part's
+        box, ordered by row, then part (`voxels.boxes_along`)."""
+        starts, ends = np.ascontiguousarray(starts, dtype=float), np.ascontiguousarray(ends, dtype=float)
+        first, stop, boxes = self._spans
+        groups = np.column_stack([first, stop, boxes]).astype(float)
+        size = max(1024, 16 * len(starts))
+        while True:
+            rows, found = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+            count = boxes_along(starts, ends, self.bounds, groups, rows, found)
+            if count >= 0:
+                return rows[:count], found[:count]
+            size *= 4
 
     def part_at(self, mesh: np.ndarray, face: np.ndarray, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
         """The part each segment that first hit face `face` of chosen piece `mesh` at `points` (n, 3), going along

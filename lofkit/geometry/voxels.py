@@ -1,5 +1,5 @@
 """Compiled kernels of the inner parts (`geometry.inner`): which voxels a surface touches, boxes grown in a voxel
-set, and whether boxes are clear of a surface.
+set, whether boxes are clear of a surface, and which boxes segments pass through (`terrain.ConvexParts.along`).
 
 A voxel is a closed cube; `surface_voxels` marks every voxel a triangle meets (the separating-axis test of
 Akenine-Moller, on the cube grown by a hair so that rounding can only mark more); `grow_boxes` grows boxes of voxels
@@ -194,3 +194,42 @@ def mark_near_hull(planes: np.ndarray, origin: np.ndarray, pitch: float, lo: np.
                         break
                 if meets:
                     marked[i, j, k] = True
+
+
+@numba.njit(cache=True, inline="always")
+def _segment_meets_box(start: np.ndarray, end: np.ndarray, box: np.ndarray) -> bool:
+    """Whether the segment from `start` to `end` meets the closed box (6: lowest and highest corners)."""
+    enter, leave = 0.0, 1.0
+    for k in range(3):
+        step = end[k] - start[k]
+        if step == 0.0:
+            if start[k] < box[k] or start[k] > box[3 + k]:
+                return False
+            continue
+        t0, t1 = (box[k] - start[k]) / step, (box[3 + k] - start[k]) / step
+        enter, leave = max(enter, min(t0, t1)), min(leave, max(t0, t1))
+        if enter > leave:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def boxes_along(starts: np.ndarray, ends: np.ndarray, bounds: np.ndarray, groups: np.ndarray, rows: np.ndarray,
+                found: np.ndarray) -> int:
+    """For each segment r (`starts`, `ends` (n, 3)), the boxes `bounds` (p, 6) it meets, as pairs (rows[i],
+    found[i]) in order of r then box; boxes come in groups (g, 8: first, stop, then the box around the group's
+    boxes), passed over whole when the segment misses the group's box. Returns how many pairs, or -1 when the
+    output arrays are too short."""
+    count = 0
+    for r in range(len(starts)):
+        for g in range(len(groups)):
+            if not _segment_meets_box(starts[r], ends[r], groups[g, 2:]):
+                continue
+            for p in range(int(groups[g, 0]), int(groups[g, 1])):
+                if _segment_meets_box(starts[r], ends[r], bounds[p]):
+                    if count == len(rows):
+                        return -1
+                    rows[count] = r
+                    found[count] = p
+                    count += 1
+    return count

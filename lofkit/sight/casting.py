@@ -95,13 +95,14 @@ class Caster:
         return result
 
     def cast(self, views: Views, known: np.ndarray, tested: np.ndarray, which: np.ndarray, cols: np.ndarray,
-             lines: np.ndarray) -> None:
-        """Cast the segments of rows `which` to lattice points cols x lines not yet `tested`; mark the blocked ones
-        in `known`, and all of them in `tested` (both (n, c, r) over every lattice point)."""
+             lines: np.ndarray, wanted: np.ndarray | None = None) -> None:
+        """Cast the segments of rows `which` to lattice points cols x lines not yet `tested` (and `wanted`, (n, c, r),
+        when given); mark the blocked ones in `known`, and those cast in `tested` (both (n, c, r) over every lattice
+        point)."""
         n = len(which)
         cols, lines = np.broadcast_to(cols, (n, np.shape(cols)[-1])), np.broadcast_to(lines, (n, np.shape(lines)[-1]))
         where = (which[:, None, None], cols[:, :, None], lines[:, None, :])
-        todo = ~tested[where]
-        tested[where] = True
+        todo = ~tested[where] if wanted is None else ~tested[where] & wanted
+        tested[where] |= todo
         if todo.any():
             known[where] |= self.segments_blocked(views, which, cols, lines, todo)

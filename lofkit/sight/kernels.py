@@ -377,3 +377,15 @@ def clear_blocks(known, wide, high, out) -> None:
             for line in range(lines - high):
                 out[r, c, line] = (summed[c + wide + 1, line + high + 1] - summed[c, line + high + 1]
                                    - summed[c + wide + 1, line] + summed[c, line]) == 0
+
+
+@numba.njit(cache=True, nogil=True)
+def block_points(candidates, wide, high, out) -> None:
+    """out[r, c, l] = whether lattice point (c, l) of row r lies in a block (wide x high cells, by lower-left
+    point) that `candidates` (n, c, l) marks."""
+    n, cols, lines = candidates.shape
+    for r in range(n):
+        for c in range(cols):
+            for line in range(lines):
+                if candidates[r, c, line]:
+                    out[r, c : c + wide + 1, line : line + high + 1] = True

@@ -135,6 +135,16 @@ def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarra
     return clear
 
 
+def block_points(candidates: np.ndarray, block: tuple[int, int]) -> np.ndarray:
+    """Which lattice points (n, c + block[0], r + block[1]) lie in at least one candidate block of `candidates`
+    (n, c, r; by lower-left lattice point, as `clear_blocks` gives them): the only points whose segments can still
+    change which blocks are candidates."""
+    n, cols, lines = candidates.shape
+    inside = np.zeros((n, cols + block[0], lines + block[1]), dtype=bool)
+    kernels.block_points(candidates, block[0], block[1], inside)
+    return inside
+
+
 def central_blocks(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the candidate block nearest the middle of the template (the witness players expect to see): its
     lower-left lattice column and line."""

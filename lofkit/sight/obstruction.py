@@ -207,9 +207,9 @@ def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """For each row n, one convex part of blocking terrain (an index into `world.convex_parts`) that every segment
     between the convex hulls of `starts[n]` (n, a, 3) and `ends[n]` (n, b, 3) crosses, or -1. If every segment
     between the vertices of two convex polytopes crosses one convex body, every segment between any of their
-    points does (the body holds a cross-section of each cone of segments). Candidates must overlap the row's
-    bounding box and cross the segment between the two hulls' middles; a few vertex-to-vertex segments rule most of
-    them out before all are tried; the lowest-numbered covering part is returned."""
+    points does (the body holds a cross-section of each cone of segments). Candidates must cross the segment between the
+    two hulls' middles (their boxes first, `ConvexParts.along`); a few vertex-to-vertex segments rule most of them
+    out before all are tried; the lowest-numbered covering part is returned."""
     parts = world.convex_parts
     found = np.full(len(starts), -1, dtype=np.int64)
     if len(parts.piece) == 0:
@@ -218,9 +218,8 @@ def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     few_b = np.unique(np.linspace(0, ends.shape[1] - 1, 4).round().astype(int))
     for first in range(0, len(starts), PROOF_PAIRS):
         a, b = starts[first : first + PROOF_PAIRS], ends[first : first + PROOF_PAIRS]
-        low, high = np.minimum(a.min(1), b.min(1)), np.maximum(a.max(1), b.max(1))
-        row, part = parts.overlapping(low, high)
         middles = (a.mean(1, keepdims=True), b.mean(1, keepdims=True))
+        row, part = parts.along(middles[0][:, 0], middles[1][:, 0])
         for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b]), (a, b)):
             covering = _all_through(tried_a, tried_b, row, parts, part)
             row, part = row[covering], part[covering]

@@ -7,8 +7,9 @@ holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
 1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes;
 2. key eyes, then dense eyes, each way (`rows`): segments to every 9th lattice point of the template drop the eyes
-   that see none of them; segments to every 3rd point leave as candidates only the blocks of lattice cells whose
-   sampled points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
+   that see none of them; segments to every 3rd point of the blocks still candidates (`lattice.block_points`: no
+   other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
+   points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
    first, until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
    fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
    block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block
@@ -33,6 +34,7 @@ from lofkit.sight.evidence import Witness, sight_results, witness_at
 from lofkit.sight.lattice import (
     COARSE_STRIDES,
     Lattice,
+    block_points,
     central_blocks,
     clear_blocks,
     dense_eyes,
@@ -129,7 +131,8 @@ class PairSearch:
         for stride in COARSE_STRIDES[1:]:
             alive = np.flatnonzero(candidates.any(axis=(1, 2)))
             cols, lines = np.arange(0, cw + 1, stride), np.arange(0, ch + 1, stride)
-            self.caster.cast(views, known, tested, alive, cols, lines)
+            wanted = block_points(candidates[alive], lattice.block)[:, cols[:, None], lines[None, :]]
+            self.caster.cast(views, known, tested, alive, cols, lines, wanted)
             candidates[alive] = clear_blocks(known[alive], lattice.block)
         self._fine_pass(views, known, tested, candidates)
 
