@@ -1,4 +1,5 @@
-"""What each pair remembers: the convex parts that blocked its segments, as the candidates of its next proofs.
+"""What each pair remembers: the convex parts on the line between its troopers, then those that blocked its segments,
+as the candidates of its next proofs.
 
 A part that blocked many of a pair's stride-9 segments is likely to hide whole tiles of its next eyes, whole
 templates or patches (`rows.hidden_eye_tiles`, `screen.screen`); a proof from a candidate is still the convexity
@@ -13,13 +14,34 @@ LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers from its stride-9 segments, as candidates for its next eyes."""
 
 
+def parts_along(parts, starts: np.ndarray, ends: np.ndarray, most: int) -> np.ndarray:
+    """For each row, the first `most` parts (`ConvexParts`) whose boxes the segment from `starts[row]` to
+    `ends[row]` meets (-1 pads): (n, most)."""
+    out = np.full((len(starts), most), -1, dtype=np.int64)
+    if len(parts.piece) == 0:
+        return out
+    rows, found = parts.along(starts, ends)
+    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
+    keep = rank < most
+    out[rows[keep], rank[keep]] = found[keep]
+    return out
+
+
+def line_parts(world, shooters: np.ndarray, targets: np.ndarray, most: int) -> np.ndarray:
+    """The first `most` parts on the line between the middles of each shooter's and target's volumes: (n, most)."""
+    v = world.troopers
+    middles = [np.column_stack([v.centre[k], v.z[k] + v.height[k] / 2]) for k in (shooters, targets)]
+    return parts_along(world.convex_parts, *middles, most)
+
+
 class LearnedParts:
     """Per pair (rows of `pairs`, (n, 2)) and direction, up to `LEARNED_PARTS` convex part indices (-1: none),
-    the parts that blocked most first, then those it had before."""
+    the parts that blocked most first, then those it had before. A pair starts out with the parts on the line
+    between its two volumes' middles (`line_parts`), before any segment is cast."""
 
-    def __init__(self, pairs: np.ndarray):
+    def __init__(self, world, pairs: np.ndarray):
         self.pairs = pairs
-        self.parts = np.full((2 * len(pairs), LEARNED_PARTS), -1, dtype=np.int64)
+        self.parts = np.repeat(line_parts(world, pairs[:, 0], pairs[:, 1], LEARNED_PARTS), 2, axis=0)
 
     def pair_direction(self, rows) -> np.ndarray:
         """Each row's pair and direction as one number: 2 x pair, plus 1 when the pair's second trooper looks."""

@@ -15,7 +15,11 @@ import numpy as np
 
 from lofkit.sight.kernels import Planes, Shooters, Spans, Tiles, hidden_tiles
 from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, headings, to_world
+from lofkit.sight.learning import line_parts
 from lofkit.sight.obstruction import inside_zero_visibility
+
+LINE_PARTS = 64
+"""Parts on the line between the two volumes' middles that may hide a tile, besides the pair's learned ones."""
 
 
 @dataclass(frozen=True)
@@ -73,33 +77,16 @@ def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, patt
     return EyeRows(pair_ids[owner], shooters[owner], targets[owner], eyes, inside_zero_visibility(world, eyes))
 
 
-LINE_PARTS = 64
-"""Parts a tile may also be hidden by besides its pair's learned ones: the first of those whose boxes the line
-between the two volumes' middles meets."""
-
-
-def parts_along(parts, starts: np.ndarray, ends: np.ndarray, most: int) -> np.ndarray:
-    """For each row, up to `most` parts whose boxes the segment from `starts[row]` to `ends[row]` meets (-1 pads):
-    (n, most)."""
-    rows, found = parts.along(starts, ends)
-    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
-    keep = rank < most
-    out = np.full((len(starts), most), -1, dtype=np.int64)
-    out[rows[keep], rank[keep]] = found[keep]
-    return out
-
-
 def hidden_eye_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarray, shooters: np.ndarray,
                      targets: np.ndarray, towards: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """For shooters `same` (indices into `shooters`, `targets`, `towards`, `candidates`) of one size, which tiles
-    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides, or a part on the line
-    between the two volumes' middles (`LINE_PARTS`): (len(same), tiles)."""
+    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides, or one of the first
+    `LINE_PARTS` parts on the line between the two volumes' middles: (len(same), tiles)."""
     v = world.troopers
     parts = world.convex_parts
     shooter, target = shooters[same], targets[same]
     hidden = np.zeros((len(same), len(counts)), dtype=bool)
-    middles = [np.column_stack([v.centre[k], v.z[k] + v.height[k] / 2]) for k in (shooter, target)]
-    candidates = np.hstack([candidates[same], parts_along(parts, *middles, LINE_PARTS)])
+    candidates = np.hstack([candidates[same], line_parts(world, shooter, target, LINE_PARTS)])
     looking = Shooters(v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
                        np.ascontiguousarray(candidates))
     spans = Spans(v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target])

@@ -90,7 +90,7 @@ class PairSearch:
     def __init__(self, world, pairs: np.ndarray, progress: Progress | None = None):
         self.world = world
         self.pairs = pairs
-        self.learned = LearnedParts(pairs)
+        self.learned = LearnedParts(world, pairs)
         self.caster = Caster(world, pairs, self.learned, progress)
         self.findings = Findings(world, len(pairs))
         v = world.troopers
