@@ -172,7 +172,7 @@ class ConvexParts:
     @cached_property
     def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each piece's parts (they are contiguous): where they start and stop, and the box around them all."""
-        owners, starts = np.unique(self.piece, return_index=True)
+        _, starts = np.unique(self.piece, return_index=True)
         stops = np.append(starts[1:], len(self.piece))[: len(starts)]
         boxes = np.array([np.r_[self.bounds[a:b, :3].min(0), self.bounds[a:b, 3:].max(0)] for a, b in zip(starts, stops)])
         return starts, stops, boxes.reshape(-1, 6)
