@@ -13,7 +13,11 @@ prove what it hides. The construction, on a voxel grid of pitch h over the mesh'
 3. The winding number of a closed, consistently oriented surface is constant off the surface; measured at one
    voxel centre of a component (half a voxel or more from every triangle) it says whether the whole component is
    inside the solid.
-4. Boxes are grown inside those components (`voxels.grow_boxes`, deepest seeds first) and shrunk by `MARGIN`.
+4. Boxes are grown inside those components (`voxels.grow_boxes`, deepest seeds first) and shrunk by `MARGIN`;
+   those at the mesh's foot are lowered to just above its underside where the slab below them is clear
+   (`lower_to_the_bottom`), so that segments skimming the table cross them.
+5. A coarse grid holds the largest box near each place (`box_lookup`), where a segment that hits the mesh learns
+   the box it goes on into (`boxes_at`).
 
 A segment from a point outside the solid to a point inside crosses the surface, so a segment between two points
 outside the solid that crosses a box hits a triangle of the mesh. Embree always casts against the full mesh: a box
@@ -27,7 +31,7 @@ may meet the hull of any two rims (or of one) are taken out before boxes are gro
 segment through a box that is left meets the mesh itself. Open parts that caps cannot close consistently are
 skipped and counted.
 
-The proofs assume segments end outside the solid: lofkit warns about troopers standing inside solid scenery.
+The proofs assume segments end outside the solid: lofkit warns about troopers whose volumes cut into solid scenery.
 """
 
 from __future__ import annotations
