@@ -246,3 +246,17 @@ def test_search_equals_brute_force_among_non_convex_meshes(world):
     fast, brute = sight(world, pairs), sight_brute_force(world, pairs)
     assert {k: s.seen for k, s in fast.items()} == {k: s.seen for k, s in brute.items()}
 
+
+
+def test_a_trooper_buried_whole_in_an_open_mesh_is_warned_about(tmp_path):
+    """Inside proofs, segments end outside the solid: a trooper standing inside a piece must be reported even when
+    the piece is not watertight (its solid is the one caps over its holes close)."""
+    crate = holed_crate().apply_scale(3.0).apply_translation([0, 0, 60])  # 120 mm, two 30 mm holes
+    assert not crate.is_watertight
+    path = tmp_path / "crate.stl"
+    crate.export(path)
+    piece = {"id": "crate", "mesh": str(path), "position": [300, 300, 0]}
+    world = build_world([{"id": "buried", "side": "blue", "silhouette": 2, "position": [300, 300], "z": 20,
+                          "facing": 0}, {"id": "outside", "side": "red", "silhouette": 2, "position": [300, 500],
+                                         "facing": 270}], [piece])
+    assert [w.where for w in world.warnings] == ["troopers[0]"] and "crate" in world.warnings[0].message

@@ -3,13 +3,15 @@
 README "Scene files": "a trooper whose volume intersects solid scenery" is a warning; docs/rules.md (Deployment):
 "the volume intersects no scenery". A volume resting on a surface touches it without intersecting it, so the test runs on the
 cylinder shrunk by `CLEARANCE` (0.01 mm) on every side. It finds scenery crossing the volume (segments sampled
-inside it hit a surface), scenery poking into it (a mesh vertex inside it) and a volume buried whole in a closed
-piece (its centre inside that mesh).
+inside it hit a surface), scenery poking into it (a mesh vertex inside it) and a volume buried whole in a piece (its
+centre inside the mesh, or inside an open mesh closed by caps over its holes: `inner.capped_inside`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from lofkit.geometry.inner import capped_inside
 
 CLEARANCE = 0.01
 """Touching is not overlapping: a base touching a piece's side neither stands on it nor cuts into it (mm)."""
@@ -88,7 +90,7 @@ def _pokes_into(v, trooper: int, mesh) -> bool:
     if inside.any():
         return True
     centre = np.array([[*v.centre[trooper], (z0 + z1) / 2]])
-    return bool(mesh.is_watertight and mesh.contains(centre)[0])
+    return bool(mesh.contains(centre)[0] if mesh.is_watertight else capped_inside(mesh, centre)[0])
 
 
 def volume_overlaps(world, volumes) -> list[list[str]]:

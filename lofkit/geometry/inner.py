@@ -205,6 +205,16 @@ def winding_numbers(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
     return result
 
 
+def capped_inside(mesh: trimesh.Trimesh, points: np.ndarray) -> np.ndarray:
+    """Whether each point (n, 3) lies inside the solid of an open mesh closed by caps over its holes (the winding
+    number of mesh and caps); all False when caps cannot close it consistently."""
+    caps, _ = caps_over_holes(mesh.vertices, mesh.faces)
+    if caps is None:
+        return np.zeros(len(points), dtype=bool)
+    winding = winding_numbers(np.concatenate([mesh.triangles, caps]), np.asarray(points, dtype=float))
+    return (np.abs(winding - np.round(winding)) < 0.25) & (np.round(winding) != 0)
+
+
 def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape: tuple[int, int, int]) -> np.ndarray:
     """Voxels that lie, whole, strictly inside the solid of the closed surface `triangles` (steps 1-3 above)."""
     surface = np.zeros(shape, dtype=bool)
