@@ -20,7 +20,8 @@ from lofkit.sight.rows import EyeRows, Views
 
 LEARN_EVERY = 8
 """One stride-9 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
-with the cheaper occlusion query. A quarter of the segments ranks a pair's parts about as well as all of them."""
+with the cheaper occlusion query. An eighth of the segments ranks a pair's parts about as well as all of them
+(table-c's matrix cast 4.13 M segments learning from every 4th, 4.17 M from every 16th)."""
 
 Progress = Callable[..., None]
 """`progress(cast, tested=0)`: segments a search cast (ray back-end), and segments it settled by compiled tests."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 LEARNED_PARTS = 16
-"""Convex parts each pair and direction remembers from its stride-9 segments, as candidates for its next eyes."""
+"""Convex parts each pair and direction remembers (first those on the line between the two volumes, then those that
+blocked its stride-9 segments), as candidates for its next eyes."""
 
 
 def parts_along(parts, starts: np.ndarray, ends: np.ndarray, most: int) -> np.ndarray:
