@@ -35,9 +35,9 @@ class Piece:
     kind: str
     blocks_lof: bool
     mesh: trimesh.Trimesh
-    local: trimesh.Trimesh | None = None
-    """The mesh in the piece's own frame (`placed_mesh` applies `transform` to it); None: `mesh` is its own."""
-    transform: np.ndarray | None = None
+    local: trimesh.Trimesh
+    """The mesh in the piece's own frame; `mesh` is it placed by `transform` (`placement`)."""
+    transform: np.ndarray
 
     @property
     def solid(self) -> bool:
@@ -52,16 +52,12 @@ class Piece:
     @cached_property
     def parts(self) -> MeshParts:
         """The convex parts proofs may use, in the piece's own frame (`inner.mesh_parts`; cached on disk)."""
-        return mesh_parts(self._own_mesh)
+        return mesh_parts(self.local)
 
     @property
     def parts_ready(self) -> bool:
         """Whether `parts` is at hand without computing it."""
-        return "parts" in self.__dict__ or parts_cached(self._own_mesh)
-
-    @property
-    def _own_mesh(self) -> trimesh.Trimesh:
-        return self.mesh if self.local is None else self.local
+        return "parts" in self.__dict__ or parts_cached(self.local)
 
     @cached_property
     def closed(self) -> bool:
@@ -242,8 +238,4 @@ def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
     return ConvexParts(padded[..., :3], padded[..., 3], np.array([len(p) for p in planes], dtype=np.int64),
                        np.array(bounds, dtype=float).reshape(-1, 6), np.array(owners, dtype=np.int64),
                        tuple(face_part), np.array(first_box, dtype=np.int64),
-                       tuple((pieces[i].parts, np.linalg.inv(_placement_of(pieces[i]))) for i in chosen))
-
-
-def _placement_of(piece: Piece) -> np.ndarray:
-    return np.eye(4) if piece.transform is None else piece.transform
+                       tuple((pieces[i].parts, np.linalg.inv(pieces[i].transform)) for i in chosen))

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+LINE_PARTS = 64
+"""Parts on the line between a pair's two volumes' middles that it keeps (`line_parts`): the first `LEARNED_PARTS`
+are its first candidates, and all of them may hide tiles of its dense eyes (`rows.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers (first those on the line between the two volumes, then those that
 blocked its stride-9 segments), as candidates for its next eyes."""
@@ -42,7 +45,9 @@ class LearnedParts:
 
     def __init__(self, world, pairs: np.ndarray):
         self.pairs = pairs
-        self.parts = np.repeat(line_parts(world, pairs[:, 0], pairs[:, 1], LEARNED_PARTS), 2, axis=0)
+        self.line = line_parts(world, pairs[:, 0], pairs[:, 1], LINE_PARTS)
+        """The first `LINE_PARTS` parts on the line between each pair's middles (either way: (n, LINE_PARTS))."""
+        self.parts = np.repeat(self.line[:, :LEARNED_PARTS], 2, axis=0)
 
     def pair_direction(self, rows) -> np.ndarray:
         """Each row's pair and direction as one number: 2 x pair, plus 1 when the pair's second trooper looks."""
@@ -55,6 +60,10 @@ class LearnedParts:
     def of_pairs(self, pair_ids: np.ndarray, forward: bool) -> np.ndarray:
         """The parts learned by pairs `pair_ids` looking forward (first trooper at second) or back."""
         return self.parts[2 * pair_ids + (not forward)]
+
+    def for_tiles(self, pair_ids: np.ndarray, forward: bool) -> np.ndarray:
+        """The parts that may hide tiles of the dense eyes of pairs `pair_ids`: those learned, then the line's."""
+        return np.hstack([self.of_pairs(pair_ids, forward), self.line[pair_ids]])
 
     def learn(self, rows, owner: np.ndarray, part: np.ndarray) -> None:
         """Segment s, from the eye of row `owner[s]`, met convex part `part[s]` first (-1: none): put the parts that

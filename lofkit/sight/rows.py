@@ -15,11 +15,7 @@ import numpy as np
 
 from lofkit.sight.kernels import Planes, Shooters, Spans, Tiles, hidden_tiles
 from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, headings, to_world
-from lofkit.sight.learning import line_parts
 from lofkit.sight.obstruction import inside_zero_visibility
-
-LINE_PARTS = 64
-"""Parts on the line between the two volumes' middles that may hide a tile, besides the pair's learned ones."""
 
 
 @dataclass(frozen=True)
@@ -80,15 +76,13 @@ def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, patt
 def hidden_eye_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarray, shooters: np.ndarray,
                      targets: np.ndarray, towards: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """For shooters `same` (indices into `shooters`, `targets`, `towards`, `candidates`) of one size, which tiles
-    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides, or one of the first
-    `LINE_PARTS` parts on the line between the two volumes' middles: (len(same), tiles)."""
+    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides: (len(same), tiles)."""
     v = world.troopers
     parts = world.convex_parts
     shooter, target = shooters[same], targets[same]
     hidden = np.zeros((len(same), len(counts)), dtype=bool)
-    candidates = np.hstack([candidates[same], line_parts(world, shooter, target, LINE_PARTS)])
     looking = Shooters(v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
-                       np.ascontiguousarray(candidates))
+                       np.ascontiguousarray(candidates[same]))
     spans = Spans(v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target])
     hidden_tiles(Tiles(grouped, counts), looking, spans, Planes(parts.normals, parts.offsets, parts.faces), END_TRIM,
                  hidden)

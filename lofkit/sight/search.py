@@ -250,7 +250,8 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None) -> tu
         for forward in (True, False):
             open_ids = search.findings.open_pairs(open_ids)
             if len(open_ids):
-                rows = eye_rows(world, pairs, open_ids, forward, pattern, search.learned.of_pairs(open_ids, forward))
+                tiles = search.learned.for_tiles(open_ids, forward) if pattern is dense_eyes else None
+                rows = eye_rows(world, pairs, open_ids, forward, pattern, tiles)
                 search.look(rows, centre_first=pattern is lead_eye)
     return search, proofs
 
