@@ -2,6 +2,9 @@
 
 import colorsys
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -116,6 +119,35 @@ def test_report_page_opens_in_headless_chromium(rulebook, tmp_path):
     assert widths == [400, 400, 400]
     assert any(url.endswith("scene.html") for url in frames)
     assert "kitware.github.io" not in (tmp_path / "ruling" / "scene.html").read_text()
+
+
+OFFLINE_RUN = """
+import json, socket, sys, time
+attempts = []
+def refuse(*args, **kwargs):
+    attempts.append(repr(args[:2]))
+    raise OSError("no network here")
+socket.socket.connect = socket.socket.connect_ex = socket.getaddrinfo = socket.create_connection = refuse
+from lofkit.cli.group import main
+out, sys.argv = sys.argv[1], ["lofkit", *sys.argv[2:]]
+try:
+    main()
+finally:
+    time.sleep(1)  # a download started in the background would have tried by now
+    open(out, "w").write(json.dumps(attempts))
+"""
+
+
+@pytest.mark.slow
+def test_report_never_reaches_for_the_network(tmp_path):
+    attempts = tmp_path / "attempts.json"
+    env = {**os.environ, "VTK_DEFAULT_OPENGL_WINDOW": "vtkEGLRenderWindow"}
+    done = subprocess.run([sys.executable, "-c", OFFLINE_RUN, attempts, "report", RULEBOOK, "fusilier", "iguana", "-o",
+                           tmp_path / "ruling"], capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(attempts.read_text()) == []
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "ruling" / "scene.html").stat().st_size > 100_000
 
 
 def test_report_never_writes_into_a_folder_of_other_files(rulebook, tmp_path, run_cli):

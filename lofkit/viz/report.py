@@ -9,6 +9,9 @@ from __future__ import annotations
 import html
 import json
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from lofkit.errors import LofkitError
@@ -18,6 +21,9 @@ from lofkit.viz.render import Overlay, build_plotter, render
 FILES = ("index.html", "verdict.json", "eye.png", "top.png", "iso.png", "scene.html")
 PICTURES = (("eye", "From {shooter}'s eye"), ("top", "Top view, to scale (1-inch grid)"), ("iso", "Overview"))
 _FAVICONS = re.compile(r"\[16,32,96,160,196\]\.forEach")
+_WASM_MODULES = ("trame_vtklocal", "trame.widgets.vtklocal")
+"""Modules that trame-pyvista sets up when it can import them, and whose setup starts downloading VTK.wasm from
+the web; the vtk.js export does not use them."""
 
 
 def _prepare(folder: Path) -> None:
@@ -34,11 +40,28 @@ def _interactive(world, path: Path, overlay: Overlay, shooter: str, target: str)
     plotter = build_plotter(world, view="iso", size=(1000, 700), layers={"arcs", "zones", "rays"}, shooter=shooter,
                             target=target, overlay=overlay)
     try:
-        plotter.trame.export_html(str(path)) if hasattr(plotter, "trame") else plotter.export_html(str(path))
+        with _offline():
+            plotter.trame.export_html(str(path)) if hasattr(plotter, "trame") else plotter.export_html(str(path))
     finally:
         plotter.close()
     text = path.read_text(encoding="utf-8")
     path.write_text(_FAVICONS.sub("[].forEach", text).replace("https://kitware.github.io", "data:,"), encoding="utf-8")
+
+
+@contextmanager
+def _offline() -> Iterator[None]:
+    """Hide `_WASM_MODULES` while the export runs (an import of a module set to None in `sys.modules` fails, and
+    trame-pyvista skips what it cannot import), so that nothing reaches for the network."""
+    before = {name: sys.modules.get(name) for name in _WASM_MODULES}
+    sys.modules.update(dict.fromkeys(_WASM_MODULES))
+    try:
+        yield
+    finally:
+        for name, module in before.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
 
 
 def _facts(verdict) -> list[tuple[str, str]]:
