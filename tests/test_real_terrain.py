@@ -5,10 +5,13 @@ import json
 
 import numpy as np
 import pytest
+import shapely
 import trimesh
 import yaml
 
 from lofkit import World, load_scene, validate_file
+from lofkit.geometry.flat import GRID
+from lofkit.rules.deployment import footprint
 from lofkit.sight.obstruction import Segments
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
@@ -102,3 +105,48 @@ def test_info_reports_the_proof_parts_of_every_piece(run_cli):
     shown = run_cli("info", REPO / "examples" / "rulebook_lof.yaml", "--json")
     (building,) = json.loads(shown.stdout)["pieces"]
     assert building["proof_parts"] == 1 and building["solid_covered"] == 1 and building["holes_closed"] == 0
+
+
+REAL_COMMANDS = (
+    ("validate", "{scene}"),
+    ("info", "{scene}"),
+    ("check", "{scene}", "blue-1", "red-1"),
+    ("matrix", "{scene}"),
+    ("aro", "{scene}", "blue-1"),
+    ("disperse", "{scene}", "blue-1", "--at", "600,600", "--all"),
+    ("deploy-check", "{scene}"),
+    ("heatmap", "{scene}", "--zone", "red", "--quick", "-o", "{out}/heat.png"),
+    ("lanes", "{scene}", "--quick"),
+    ("analyze", "{scene}", "--quick", "-o", "{out}/analysis"),
+    ("compare", "{scene}", "{scene}", "--quick", "-o", "{out}/compare.png"),
+    ("render", "{scene}", "-o", "{out}/iso.png", "--view", "iso"),
+    ("report", "{scene}", "blue-1", "red-1", "-o", "{out}/ruling"),
+    ("export", "{scene}", "-o", "{out}/table.glb"),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", REAL_COMMANDS, ids=lambda a: a[0])
+def test_every_command_runs_on_real_terrain(args, run_cli, tmp_path):
+    result = run_cli(*(a.format(scene=TABLE_C, out=tmp_path) for a in args))
+    assert result.exit_code == 0, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_a_footprint_survives_geos_giving_up_on_a_triangle_soup(monkeypatch):
+    """GEOS's exact union can fail on a real mesh's triangles (TopologyException); the footprint then snaps to
+    `flat.GRID` instead of failing."""
+    world = World.from_scene(load_scene(TABLE_C))
+    piece = world.pieces[world.blocking_pieces[0]]
+    exact = footprint.__wrapped__(piece)
+    union_all = shapely.union_all
+
+    def fragile(shapes, grid_size=None):
+        if grid_size is None:
+            raise shapely.errors.GEOSException("TopologyException: found non-noded intersection")
+        return union_all(shapes, grid_size=grid_size)
+
+    monkeypatch.setattr(shapely, "union_all", fragile)
+    snapped = footprint.__wrapped__(piece)
+    assert snapped.symmetric_difference(exact).area < GRID * exact.length
+    assert abs(snapped.area - exact.area) < GRID * exact.length

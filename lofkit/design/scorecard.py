@@ -17,6 +17,7 @@ import shapely.affinity
 from lofkit.design.exposure import SightOptions, sight_table
 from lofkit.design.layout import Placements, base_distances, cell_centres, place, terrain_only, zone_points
 from lofkit.errors import LofkitError
+from lofkit.geometry.flat import overlay
 from lofkit.geometry.world import World
 from lofkit.rules.deployment import footprint
 from lofkit.units import to_inches
@@ -183,7 +184,7 @@ def terrain_density(world: World) -> float:
     """Share of the table's area under blocking terrain, seen from above."""
     table = shapely.box(0, 0, world.scene.table.width, world.scene.table.depth)
     shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
-    covered = shapely.union_all(shapes).intersection(table) if shapes else shapely.Polygon()
+    covered = overlay(shapely.intersection, overlay(shapely.union_all, shapes), table) if shapes else shapely.Polygon()
     return round(covered.area / table.area, 4)
 
 
@@ -193,10 +194,10 @@ def symmetry(world: World) -> float:
     shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
     if not shapes:
         return 1.0
-    covered = shapely.union_all(shapes)
+    covered = overlay(shapely.union_all, shapes)
     turned = shapely.affinity.rotate(covered, 180, origin=(world.scene.table.width / 2, world.scene.table.depth / 2))
-    union = covered.union(turned).area
-    return round(covered.intersection(turned).area / union, 4) if union else 1.0
+    union = overlay(shapely.union, covered, turned).area
+    return round(overlay(shapely.intersection, covered, turned).area / union, 4) if union else 1.0
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
+from lofkit.geometry.flat import overlay
 from lofkit.geometry.support import BaseFit, base_fit
 from lofkit.rules.measure import base_contact, base_distance
 from lofkit.units import EPS, reported
@@ -105,7 +106,7 @@ def footprint(piece) -> shapely.Geometry:
     """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
     triangles = np.asarray(piece.mesh.triangles)[:, :, :2]
     flat = shapely.polygons(triangles)
-    return shapely.union_all(flat[shapely.area(flat) > SLIVER_AREA])
+    return overlay(shapely.union_all, flat[shapely.area(flat) > SLIVER_AREA])
 
 
 def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
