@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pytest
 import yaml
 
@@ -121,3 +122,39 @@ def test_schema_accepts_the_example_scenes_and_rejects_unknown_keys():
 def test_schema_command_prints_the_schema(run_cli):
     result = run_cli("schema")
     assert result.exit_code == 0 and json.loads(result.stdout) == scene_schema()
+
+
+# an asymmetric tetrahedron (mm, z up): any wrong turn, order or mirror moves some corner
+TETRA = [(0, 0, 0), (10, 0, 0), (0, 20, 0), (0, 0, 30)]
+TETRA_OBJ = "\n".join(f"v {x} {y} {z}" for x, y, z in TETRA) + "\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+
+
+@pytest.mark.parametrize(("rotation", "scale", "corner"), [
+    # a quarter turn about x takes (a, b, c) to (a, -c, b); then a quarter turn about z takes (x, y, z) to (-y, x, z)
+    ({"x": 90, "z": 90}, 1, lambda a, b, c: (c, a, b)),
+    # flipped (a half turn about x) after scaling by 2
+    ({"x": 180}, 2, lambda a, b, c: (2 * a, -2 * b, -2 * c)),
+    # a half turn about y, then a quarter about z: (a, b, c) -> (-a, b, -c) -> (-b, -a, -c)
+    ({"y": 180, "z": 90}, 1, lambda a, b, c: (-b, -a, -c)),
+    ({"y": 90}, 1, lambda a, b, c: (c, b, -a)),
+    (90, 1, lambda a, b, c: (-b, a, c)),  # the number form turns about z
+])
+def test_a_tilted_or_flipped_piece_lands_where_turns_about_fixed_axes_put_it(tmp_path, rotation, scale, corner):
+    (tmp_path / "tetra.obj").write_text(TETRA_OBJ, encoding="utf-8")
+    position = [300, 400, 50]
+    piece = {"id": "tetra", "mesh": "tetra.obj", "mesh_units": "mm", "position": position, "rotation": rotation,
+             "scale": scale}
+    path = tmp_path / "scene.yaml"
+    path.write_text(yaml.safe_dump(scene_data(terrain=[piece])), encoding="utf-8")
+    (placed,) = World.from_scene(load_scene(path)).pieces
+    expected = [[p + q for p, q in zip(corner(*v), position)] for v in TETRA]
+    assert np.allclose(placed.mesh.vertices, expected, atol=1e-9)
+
+
+def test_a_rotation_names_only_the_table_axes(tmp_path, run_cli):
+    path = tmp_path / "scene.yaml"
+    box = {"id": "b", "box": {"size": [10, 10, 10]}, "rotation": {"x": 10, "w": 5}}
+    path.write_text(yaml.safe_dump(scene_data(terrain=[box])), encoding="utf-8")
+    result = run_cli("validate", path, "--json")
+    assert result.exit_code == 2
+    assert [e["where"] for e in json.loads(result.stdout)["errors"]] == ["terrain[0].rotation.w"]

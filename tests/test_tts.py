@@ -181,7 +181,6 @@ def test_odd_objects_are_reported_not_guessed(tts_files, run_cli):
     model = {"Name": "Custom_Model", "CustomMesh": {"MeshURL": CACHED_URL}}
     figurine = {"Name": "Figurine_Custom", "Transform": _transform(0, 1, 0)}
     states = [
-        {**model, "Nickname": "Fallen", "GUID": "tip001", "Transform": {**_transform(0, 1, 0), "rotX": 90}},
         {**model, "Nickname": "Flipped", "GUID": "flip01", "Transform": {**_transform(-10, 1, -10, 30), "rotX": 180,
                                                                            "rotZ": 180}},
         {**figurine, "Nickname": "Line trooper 25mm", "GUID": "base25"},
@@ -193,7 +192,6 @@ def test_odd_objects_are_reported_not_guessed(tts_files, run_cli):
     save.write_text(json.dumps({"ObjectStates": states}), encoding="utf-8")
     report = json.loads(run_cli("import-tts", save, "--mesh-cache", cache, "-o", scene_path, "--json").stdout)
     skipped = {s["guid"]: s["reason"] for s in report["skipped"]}
-    assert "tipped over (rotX 90" in skipped["tip001"]
     assert "32 mm base and no silhouette" in skipped["base32"]
     assert "off the table" in skipped["far001"]
     assert "Transform.posX is missing" in skipped["nox001"] and "attached to nox001" in skipped["hat001"]
@@ -204,6 +202,34 @@ def test_odd_objects_are_reported_not_guessed(tts_files, run_cli):
     assert (line["guid"], line["silhouette"], line["base_mm"], line["side"]) == ("base25", 2, 25.0, "unknown")
     assert any("S2 assumed from its 25 mm base" in a for a in report["assumptions"])
     assert World.from_scene(load_scene(scene_path)).troopers.ids == ("line-trooper-25mm",)
+
+
+def test_tilted_and_flipped_pieces_keep_their_orientation(tts_files, run_cli):
+    """Pieces the game's physics tilted, or a map maker flipped, are imported as they lie (none is skipped)."""
+    save, cache, scene_path = tts_files
+    model = {"Name": "Custom_Model", "CustomMesh": {"MeshURL": CACHED_URL}}
+    states = [
+        {**model, "Nickname": "Leaning", "GUID": "lean01", "Transform": {**_transform(-10, 1, -10), "rotX": 30}},
+        {**model, "Nickname": "Settled", "GUID": "sett01", "Transform": {**_transform(0, 1, 0, 45), "rotZ": 0.4}},
+        {**model, "Nickname": "Flipped", "GUID": "flip02", "Transform": {**_transform(10, 2, 10), "rotZ": 180}},
+    ]
+    save.write_text(json.dumps({"ObjectStates": states}), encoding="utf-8")
+    result = run_cli("import-tts", save, "--mesh-cache", cache, "-o", scene_path, "--json", "--table-top", "1")
+    report = json.loads(result.stdout)
+    assert [p["guid"] for p in report["terrain"]] == ["lean01", "sett01", "flip02"] and report["skipped"] == []
+    pieces = {p.id: p.mesh.vertices for p in World.from_scene(load_scene(scene_path)).pieces}
+    # Unity reads OBJ (ox, oy, oz) as (-ox, oy, oz), turns it, adds the position; the scene takes (X, Z, Y), the
+    # table's corner (24, 24) in from its centre and z from the table top (1)
+    c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+    leaning = [(-ox - 10 + 24, oy * s + oz * c - 10 + 24, oy * c - oz * s + 1 - 1) for ox, oy, oz in BLOCK]
+    flipped = [(ox + 10 + 24, oz + 10 + 24, -oy + 2 - 1) for ox, oy, oz in BLOCK]  # rotZ 180: (-X, -Y, Z)
+    for piece_id, expected in (("leaning", leaning), ("flipped", flipped)):
+        assert np.abs(pieces[piece_id][:, None, :] - np.array(expected)[None] * INCH).max(axis=2).min(axis=0).max() < 1e-6
+    lowest = pieces["settled"][:, 2].min()
+    assert -0.4 * INCH < lowest < 0  # tilted by 0.4 degrees, not snapped upright: one edge dips below its pivot
+    # Unity's rotZ 0.4 lifts the model's +X: about the scene's y by -0.4, which the OBJ's half turn (applied first)
+    # makes +0.4; then rotY 45 is -45 about z, after the half turn's 180
+    assert report["terrain"][1]["rotation_deg"] == {"x": 0.0, "y": pytest.approx(0.4), "z": 135.0}
 
 
 def test_a_trooper_with_a_cached_mesh_stands_on_its_lowest_point(tts_files, run_cli):

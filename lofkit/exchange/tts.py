@@ -6,15 +6,17 @@ one inch (the wargaming convention), and the table is centred on the origin. Tak
 two axes, which turns Unity's left-handed frame into the scene's right-handed one without mirroring anything:
 seen from above, +X stays to the right and +Z stays away from the first player's edge. So a position becomes
 (posX + W/2, posZ + D/2, posY - table_top) inches. Unity turns an object by +rotY clockwise seen from above
-(Euler(0, 90, 0) takes forward +Z to right +X), so the scene's counter-clockwise rotation is -rotY; the full
-Euler rotation (Unity applies Z, then X, then Y) is converted and must keep the vertical vertical (within 0.5
-degrees): a tipped-over piece is reported, not imported, since scene pieces only turn about z.
+(Euler(0, 90, 0) takes forward +Z to right +X), so the scene's counter-clockwise rotation is -rotY. The full
+Euler rotation (Unity applies Z, then X, then Y) is converted into the scene's turns about the table's fixed x, y
+and z axes, in that order: tilted pieces (settled by the game's physics) and flipped ones (rotZ 180) keep their
+orientation exactly, and an upright piece is written with the number form (degrees about z).
 
 Meshes. A `CustomMesh.MeshURL` found in the TTS model cache (see `tts_save`) is read in inches with Y up
 (`mesh_units: in`, `up_axis: y`)
 and, as Unity's OBJ import does, with X negated (the OBJ's right-handed coordinates into Unity's left-handed ones;
 assumed of TTS's own loader, and reported): that mirror plus the axis swap is a half turn about the vertical, so the
-piece's rotation is 180 - rotY, its scale (scaleX, scaleZ, scaleY) and its z posY - table_top (the OBJ's origin).
+piece's turn is the Euler rotation after that half turn (180 - rotY for an upright piece), its scale (scaleX, scaleZ,
+scaleY) and its z posY - table_top (the OBJ's origin).
 
 Troopers. An object whose nickname or description shows a silhouette (`S2`, `S 2`, `Sil 2`, `silhouette: 2`) or
 a base (`25mm`, `40 mm`) becomes a trooper at (posX, posZ); its `z` (the base's underside) is the lowest point
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from trimesh.transformations import euler_from_matrix
 
 from lofkit.exchange.messages import Message, SettingError
 from lofkit.exchange.output import check_output_file, write_scene_file
@@ -43,8 +46,6 @@ from lofkit.scene.silhouettes import SILHOUETTES, silhouette_for_base
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH
 
-UPRIGHT_TOLERANCE_DEG = 0.5
-"""A piece whose vertical leans more than this (degrees) is tipped over: scene pieces only turn about z."""
 SAME_SCALE = 1e-9
 """Scales (scaleX, scaleZ, scaleY) closer than this are one uniform scale."""
 _SILHOUETTE = (re.compile(r"(?<![A-Za-z0-9])S\s?([1-8])(?![0-9])"),
@@ -93,6 +94,19 @@ def scene_rotation(rot_x: float, rot_y: float, rot_z: float) -> np.ndarray:
     r_z = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
     swap = np.array([[1, 0, 0], [0, 0, 1], [0, 1, 0]])  # Unity (X, Y, Z) -> scene (x, y, z) = (X, Z, Y)
     return swap @ r_y @ r_x @ r_z @ swap
+
+
+HALF_TURN = np.diag([-1.0, -1.0, 1.0])
+"""Unity's mirrored OBJ x with the axis swap: a half turn about the vertical (the module docstring's "Meshes")."""
+
+
+def scene_turn(rotation: np.ndarray) -> float | dict[str, float]:
+    """A 3x3 rotation as a scene `rotation`: degrees about z when it keeps the vertical, else {x, y, z}, turns about
+    the table's fixed x, then y, then z axis (to 1e-6 degrees)."""
+    matrix = np.eye(4)
+    matrix[:3, :3] = rotation
+    x, y, z = (round(math.degrees(a), 6) + 0.0 for a in euler_from_matrix(matrix, axes="sxyz"))
+    return round(z % 360.0, 6) if x == 0 and y == 0 else {"x": x, "y": y, "z": z}
 
 
 def _slug(text: str) -> str:
@@ -160,7 +174,7 @@ def _skip(obj: Placed, reason: str) -> dict:
 
 def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list, list, list]:
     """(troopers, terrain pieces, unresolved, skipped): troopers are the objects that show a silhouette or base,
-    pieces the upright objects whose mesh is in the cache; the rest is reported, never guessed."""
+    pieces the objects whose mesh is in the cache, however they are turned; the rest is reported, never guessed."""
     troopers, pieces, unresolved, skipped = [], [], [], []
     for obj in objects:
         if obj.transform is None:
@@ -182,9 +196,6 @@ def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list,
         elif path is None:
             reason = "not in the mesh cache" if cache is not None else Message("no {mesh_cache} given")
             unresolved.append({"guid": obj.guid, "name": obj.name, "url": url, "reason": reason})
-        elif rotation[2, 2] < math.cos(math.radians(UPRIGHT_TOLERANCE_DEG)):
-            skipped.append(_skip(obj, f"tipped over (rotX {t['rotX']:g}, rotZ {t['rotZ']:g}); scene pieces only turn "
-                                      "about the vertical"))
         elif (low := _lowest_y_or_none(path)) is None:
             unresolved.append({"guid": obj.guid, "name": obj.name, "url": url,
                                "reason": f"cached file {path.name} is not a readable OBJ mesh"})
@@ -196,8 +207,6 @@ def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list,
 def terrain_entry(piece: Candidate, table_in: tuple[float, float], table_top: float, folder: Path,
                   piece_id: str) -> dict:
     """A scene mesh piece (inches) for a cached OBJ, read as TTS reads it (the module docstring's "Meshes")."""
-    rotation = piece.rotation
-    yaw = math.degrees(math.atan2(rotation[1, 0], rotation[0, 0]))
     scale = [piece.t["scaleX"], piece.t["scaleZ"], piece.t["scaleY"]]
     try:
         mesh_ref = os.path.relpath(piece.mesh.resolve(), folder)
@@ -209,7 +218,7 @@ def terrain_entry(piece: Candidate, table_in: tuple[float, float], table_top: fl
         "mesh_units": "in",
         "up_axis": "y",
         "position": [round(v, 6) for v in (*piece.xy(table_in), piece.t["posY"] - table_top)],
-        "rotation": round((180.0 + yaw) % 360.0, 6),
+        "rotation": scene_turn(piece.rotation @ HALF_TURN),
         "scale": scale[0] if max(scale) - min(scale) <= SAME_SCALE else scale,
     }
 

@@ -113,9 +113,11 @@ def local_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
 
 
 def placement(terrain: Terrain) -> np.ndarray:
-    """The 4 x 4 matrix that places a piece: scale, then rotate about z, then move to `position`."""
+    """The 4 x 4 matrix that places a piece: scale, then turn about the table's fixed x, y and z axes in that order,
+    then move to `position`."""
     scale = np.broadcast_to(np.asarray(terrain.scale, dtype=float), (3,))
-    transform = trimesh.transformations.rotation_matrix(np.radians(terrain.rotation), [0, 0, 1])
+    turn = terrain.rotation
+    transform = trimesh.transformations.euler_matrix(*np.radians([turn.x, turn.y, turn.z]), axes="sxyz")
     transform[:3, :3] = transform[:3, :3] @ np.diag(scale)
     transform[:3, 3] = terrain.position
     return transform

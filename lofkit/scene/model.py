@@ -124,6 +124,37 @@ class Prism(_Model):
 SHAPES = ("box", "cylinder", "wall", "prism", "mesh")
 
 
+class Orientation(_Model):
+    """A piece's turn about the table's fixed axes: x, then y, then z (degrees, counter-clockwise looking down
+    each axis; a key left out is 0)."""
+
+    x: Angle = 0.0
+    y: Angle = 0.0
+    z: Angle = 0.0
+
+    @property
+    def upright(self) -> bool:
+        """Whether the piece only turns about z (a scene writes it as one number)."""
+        return self.x == 0 and self.y == 0
+
+
+def _orientation(value: object) -> object:
+    """`rotation: N` turns a piece about z; `rotation: {x, y, z}` about the table's fixed x, then y, then z."""
+    return value if isinstance(value, (dict, Orientation)) else {"z": value}
+
+
+_ANGLE_SCHEMA = {"type": "number", "description": "degrees"}
+Rotation = Annotated[
+    Orientation,
+    BeforeValidator(_orientation),
+    WithJsonSchema({
+        "anyOf": [{**_ANGLE_SCHEMA, "description": "degrees about z, counter-clockwise"},
+                  {"type": "object", "properties": {axis: _ANGLE_SCHEMA for axis in "xyz"}, "additionalProperties": False,
+                   "description": "degrees about the table's fixed x, then y, then z"}],
+    }),
+]
+
+
 class Terrain(_Model):
     """One terrain piece: exactly one shape (`box`, `cylinder`, `wall`, `prism` or `mesh`), placed on the table."""
 
@@ -136,7 +167,7 @@ class Terrain(_Model):
     mesh_units: Literal["mm", "cm", "in", "m"] | None = None
     up_axis: Literal["z", "y"] | None = None
     position: Point3 = (0.0, 0.0, 0.0)
-    rotation: Angle = 0.0
+    rotation: Rotation = Field(default=Orientation(), json_schema_extra={"default": 0.0})
     scale: Annotated[float, Field(gt=0, allow_inf_nan=False)] | tuple[
         Annotated[float, Field(gt=0, allow_inf_nan=False)], ...
     ] = 1.0
