@@ -132,11 +132,6 @@ class Orientation(_Model):
     y: Angle = 0.0
     z: Angle = 0.0
 
-    @property
-    def upright(self) -> bool:
-        """Whether the piece only turns about z (a scene writes it as one number)."""
-        return self.x == 0 and self.y == 0
-
 
 def _orientation(value: object) -> object:
     """`rotation: N` turns a piece about z; `rotation: {x, y, z}` about the table's fixed x, then y, then z."""
