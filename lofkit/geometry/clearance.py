@@ -4,14 +4,12 @@ README "Scene files": "a trooper whose volume intersects solid scenery" is a war
 "the volume intersects no scenery". A volume resting on a surface touches it without intersecting it, so the test runs on the
 cylinder shrunk by `CLEARANCE` (0.01 mm) on every side. It finds scenery crossing the volume (segments sampled
 inside it hit a surface), scenery poking into it (a mesh vertex inside it) and a volume buried whole in a piece (its
-centre inside the mesh, or inside an open mesh closed by caps over its holes: `inner.capped_inside`).
+centre inside the mesh, or inside an open mesh closed by caps over its holes: `terrain.Piece.holds`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-from lofkit.geometry.inner import capped_inside
 
 CLEARANCE = 0.01
 """Touching is not overlapping: a base touching a piece's side neither stands on it nor cuts into it (mm)."""
@@ -77,20 +75,20 @@ def scenery_overlaps(world, troopers: np.ndarray | None = None, volumes=None) ->
         for piece in set(world.piece_index.intersection(tuple(box))) & solid:
             if piece in found.get(trooper, ()):
                 continue
-            if _pokes_into(v, trooper, world.pieces[piece].mesh):
+            if _pokes_into(v, trooper, world.pieces[piece]):
                 found.setdefault(trooper, set()).add(piece)
     return {t: sorted(world.pieces[p].id for p in pieces) for t, pieces in sorted(found.items())}
 
 
-def _pokes_into(v, trooper: int, mesh) -> bool:
+def _pokes_into(v, trooper: int, piece) -> bool:
     r = v.radius[trooper] - CLEARANCE
     z0, z1 = v.z[trooper] + CLEARANCE, v.top[trooper] - CLEARANCE
-    vertices = mesh.vertices
+    vertices = piece.mesh.vertices
     inside = (np.hypot(*(vertices[:, :2] - v.centre[trooper]).T) < r) & (vertices[:, 2] > z0) & (vertices[:, 2] < z1)
     if inside.any():
         return True
     centre = np.array([[*v.centre[trooper], (z0 + z1) / 2]])
-    return bool(mesh.contains(centre)[0] if mesh.is_watertight else capped_inside(mesh, centre)[0])
+    return bool(piece.holds(centre)[0])
 
 
 def volume_overlaps(world, volumes) -> list[list[str]]:

@@ -205,13 +205,19 @@ def winding_numbers(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
     return result
 
 
-def capped_inside(mesh: trimesh.Trimesh, points: np.ndarray) -> np.ndarray:
-    """Whether each point (n, 3) lies inside the solid of an open mesh closed by caps over its holes (the winding
-    number of mesh and caps); all False when caps cannot close it consistently."""
+def capped_surface(mesh: trimesh.Trimesh) -> np.ndarray | None:
+    """An open mesh's triangles with the caps that close its holes (t, 3, 3), or None when caps cannot close it
+    consistently (`caps_over_holes`)."""
     caps, _ = caps_over_holes(mesh.vertices, mesh.faces)
-    if caps is None:
+    return None if caps is None else np.concatenate([mesh.triangles, caps])
+
+
+def inside_closed(triangles: np.ndarray | None, points: np.ndarray) -> np.ndarray:
+    """Whether each point (n, 3) lies inside the solid of the closed surface `triangles` (its winding number is a
+    whole number other than 0); all False for None (no closed surface)."""
+    if triangles is None:
         return np.zeros(len(points), dtype=bool)
-    winding = winding_numbers(np.concatenate([mesh.triangles, caps]), np.asarray(points, dtype=float))
+    winding = winding_numbers(triangles, np.asarray(points, dtype=float))
     return (np.abs(winding - np.round(winding)) < 0.25) & (np.round(winding) != 0)
 
 
@@ -227,9 +233,7 @@ def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape
         return np.zeros(shape, dtype=bool)
     firsts = np.column_stack(np.unravel_index(first_voxels(labels.ravel(), count)[candidates], shape))
     centres = origin + (firsts + 0.5) * pitch
-    winding = winding_numbers(triangles, centres)
-    solid = candidates[(np.abs(winding - np.round(winding)) < 0.25) & (np.round(winding) != 0)]
-    return np.isin(labels, solid)
+    return np.isin(labels, candidates[inside_closed(triangles, centres)])
 
 
 def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:

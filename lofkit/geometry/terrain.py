@@ -17,7 +17,15 @@ import shapely
 import trimesh
 
 from lofkit.errors import Problem
-from lofkit.geometry.inner import MeshParts, boxes_at, mesh_parts, parts_cached, placed_boxes
+from lofkit.geometry.inner import (
+    MeshParts,
+    boxes_at,
+    capped_surface,
+    inside_closed,
+    mesh_parts,
+    parts_cached,
+    placed_boxes,
+)
 from lofkit.geometry.voxels import boxes_along
 from lofkit.scene.model import Scene, Terrain
 from lofkit.units import MM_PER_UNIT
@@ -63,6 +71,16 @@ class Piece:
     def closed(self) -> bool:
         """Whether the mesh is watertight, so that it has an inside."""
         return bool(self.mesh.is_watertight)
+
+    @cached_property
+    def _capped(self) -> np.ndarray | None:
+        """The placed open mesh closed by caps over its holes (`inner.capped_surface`), built once per piece."""
+        return capped_surface(self.mesh)
+
+    def holds(self, points: np.ndarray) -> np.ndarray:
+        """Whether each point (n, 3) lies inside the piece's solid: inside the mesh when it is watertight, else
+        inside it closed by caps over its holes (never, when caps cannot close it)."""
+        return self.mesh.contains(points) if self.closed else inside_closed(self._capped, points)
 
 
 class MeshFileError(ValueError):
