@@ -72,16 +72,22 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
     out.print(escape(f"{photo}: table {width:g} x {depth:g} mm found from {how}"), highlight=False)
     out.print(f"  {result.image}: {result.image_px[0]} x {result.image_px[1]} px, {sx:.4g} x {sy:.4g} mm per pixel",
               highlight=False)
+    proposed = result.proposed
     found = "bases not looked for (--no-bases)" if no_bases else \
-        f"{len(result.bases)} bases proposed as troopers (side `unknown`): complete them"
+        f"{len(proposed)} bases proposed as troopers (side `unknown`): complete them"
     out.print(f"  {result.scene}: {found}", highlight=False)
+    if result.camera is not None:
+        out.print("  taken from ({:.0f}, {:.0f}, {:.0f}) mm: bases judged at table height".format(*result.camera),
+                  highlight=False)
     if result.bases:
         table = Table(show_edge=False, box=None, padding=(0, 2))
-        for column in ("id", "x mm", "y mm", "base", "found"):
-            table.add_column(column, justify="left" if column == "id" else "right")
-        for k, base in enumerate(result.bases):
-            table.add_row(f"base-{k + 1}", f"{base.position[0]:.1f}", f"{base.position[1]:.1f}",
-                          f"{base.diameter_mm:g} mm", f"{base.found_diameter_mm:.1f} mm")
+        for column in ("id", "x mm", "y mm", "base", "found", "fit", "why not proposed"):
+            table.add_column(column, justify="left" if column in ("id", "why not proposed") else "right")
+        rows = [(f"base-{k + 1}", base) for k, base in enumerate(proposed)]
+        rows += [(base.status, base) for base in result.bases if base.status != "base"]
+        for name, base in rows:
+            table.add_row(name, f"{base.position[0]:.1f}", f"{base.position[1]:.1f}", f"{base.diameter_mm:g} mm",
+                          f"{base.found_diameter_mm:.1f} mm", f"{base.confidence:.0%}", escape(base.reason))
         out.print(table)
 
 

@@ -16,7 +16,15 @@ from lofkit.errors import LofkitError
 from lofkit.exchange.messages import Message, SettingError
 from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
 from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases
-from lofkit.exchange.photo_table import CORNER_NAMES, TableFit, fit_corners, fit_markers, ortho_size, rectify
+from lofkit.exchange.photo_table import (
+    CORNER_NAMES,
+    TableFit,
+    camera_centre,
+    fit_corners,
+    fit_markers,
+    ortho_size,
+    rectify,
+)
 from lofkit.scene.silhouettes import BASE_SILHOUETTES, silhouette_for_base
 
 FILES = ("table.png", "scene.yaml")
@@ -46,13 +54,28 @@ class PhotoImport:
     fit: TableFit
     image_px: tuple[int, int]
     bases: tuple[FoundBase, ...]
+    """Every round base found: those with status "base" are proposed as troopers, the others only listed."""
     image: str
     scene: str
     warnings: tuple[str, ...] = ()
+    camera: tuple[float, float, float] | None = None
+    """Where the camera stood (table mm), when the photo was taken from aside (`photo_table.camera_centre`)."""
 
     @property
     def mm_per_pixel(self) -> tuple[float, float]:
         return self.table_mm[0] / self.image_px[0], self.table_mm[1] / self.image_px[1]
+
+    @property
+    def proposed(self) -> list[FoundBase]:
+        """The bases proposed as troopers (`base-1`, ... in the scene)."""
+        return [base for base in self.bases if base.status == "base"]
+
+    def _base(self, base: FoundBase) -> dict:
+        entry = {"position": [round(c, 2) for c in base.position], "diameter_mm": base.diameter_mm,
+                 "found_diameter_mm": round(base.found_diameter_mm, 2),
+                 "radius_px_found": round(base.found_diameter_mm / 2 / np.mean(self.mm_per_pixel), 2),
+                 "confidence": base.confidence}
+        return {**entry, "reason": base.reason} if base.reason else entry
 
     def to_dict(self) -> dict:
         return {
@@ -67,10 +90,10 @@ class PhotoImport:
             "marker_size_mm": self.fit.marker_size_mm,
             "marker_inset_mm": self.fit.marker_inset_mm,
             "homography": self.fit.homography.tolist(),
-            "bases": [{"id": f"base-{k + 1}", "position": [round(c, 2) for c in base.position],
-                       "diameter_mm": base.diameter_mm, "found_diameter_mm": round(base.found_diameter_mm, 2),
-                       "radius_px_found": round(base.found_diameter_mm / 2 / np.mean(self.mm_per_pixel), 2)}
-                      for k, base in enumerate(self.bases)],
+            "camera_mm": None if self.camera is None else [round(c, 1) for c in self.camera],
+            "bases": [{"id": f"base-{k + 1}", **self._base(base)} for k, base in enumerate(self.proposed)],
+            "possible": [self._base(base) for base in self.bases if base.status == "possible"],
+            "raised": [self._base(base) for base in self.bases if base.status == "raised"],
             "image": self.image,
             "scene": self.scene,
             "warnings": list(self.warnings),
@@ -129,11 +152,12 @@ def fit_table(photo: np.ndarray, table_mm: tuple[float, float], corners_px: np.n
 
 
 def bases_in(photo: np.ndarray, fit: TableFit, table_mm: tuple[float, float], ortho: np.ndarray,
-             mm_per_pixel: float) -> list[FoundBase]:
-    """The bases on the table, looked for at BASE_SEARCH_MM_PER_PIXEL (`ortho`, at `mm_per_pixel`, when that is it)."""
+             mm_per_pixel: float, camera: np.ndarray | None) -> list[FoundBase]:
+    """The bases on the table, looked for at BASE_SEARCH_MM_PER_PIXEL (`ortho`, at `mm_per_pixel`, when that is it),
+    judged from where the `camera` stood (`photo_bases.judge`)."""
     if abs(mm_per_pixel - BASE_SEARCH_MM_PER_PIXEL) >= SAME_SCALE:
         ortho = rectify(photo, fit, *table_mm, BASE_SEARCH_MM_PER_PIXEL)
-    return find_bases(ortho, *table_mm)
+    return find_bases(ortho, *table_mm, camera)
 
 
 def write_table_map(folder: Path, ortho: np.ndarray, stub: dict, comment: str, overwrite: bool) -> tuple[Path, Path]:
@@ -163,8 +187,11 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     photo = read_photo(photo_path)
     fit = fit_table(photo, (width, depth), corners_px, marker_size, marker_inset, source=str(photo_path))
     ortho = rectify(photo, fit, width, depth, mm_per_pixel)
-    found = bases_in(photo, fit, (width, depth), ortho, mm_per_pixel) if bases else []
-    image_path, scene_path = write_table_map(folder, ortho, scene_stub(table_mm, found),
+    camera = camera_centre(fit.homography, (photo.shape[1], photo.shape[0]))
+    found = bases_in(photo, fit, (width, depth), ortho, mm_per_pixel, camera) if bases else []
+    proposed = [base for base in found if base.status == "base"]
+    image_path, scene_path = write_table_map(folder, ortho, scene_stub(table_mm, proposed),
                                              stub_comment(Path(photo_path).name), overwrite)
     return PhotoImport(str(photo_path), (width, depth), fit, (columns, rows), tuple(found), str(image_path),
-                       str(scene_path), tuple(_warnings(fit, photo)))
+                       str(scene_path), tuple(_warnings(fit, photo)),
+                       None if camera is None else tuple(float(c) for c in camera))

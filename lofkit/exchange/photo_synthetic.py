@@ -32,30 +32,12 @@ class SyntheticPhoto:
         return map_points(self.table_to_photo, table_corners(*self.table_mm))
 
 
-def synthetic_photo(
-    table_mm: tuple[float, float],
-    corners_px: np.ndarray,
-    photo_size: tuple[int, int] = (1600, 1200),
-    bases: tuple[tuple[float, float, float], ...] = (),
-    boxes: tuple[tuple[float, float, float, float], ...] = (),
-    markers: tuple[float, float] | None = None,
-    marker_turns: tuple[int, int, int, int] = (0, 0, 0, 0),
-    marker_ids: tuple[int, int, int, int] = MARKER_IDS,
-    noise: float = 4.0,
-    seed: int = 0,
-) -> SyntheticPhoto:
-    """Draw a table seen from above and photograph it: the table's corners land on `corners_px`.
-
-    `bases` are (x, y, diameter) mm: dark discs with a lighter model on top; `boxes` (x0, y0, x1, y1) mm are grey
-    terrain footprints; `markers` = (size, inset) puts a marker on each corner k, id `marker_ids[k]`, on a white
-    sheet with a margin of `inset`, turned `marker_turns[k]` quarter turns. The mat is mottled green-grey, the floor
-    around the table dark; Gaussian noise of `noise` grey levels is added to the photo."""
+def table_top(table_mm: tuple[float, float], density: float, bases=(), boxes=(), markers=None,
+              marker_turns=(0, 0, 0, 0), marker_ids=MARKER_IDS, rng=None) -> tuple[np.ndarray, np.ndarray]:
+    """The table drawn from above at `density` pixels per mm (see `synthetic_photo` for what is drawn), and the map
+    from table mm to its pixels."""
     width, depth = table_mm
-    rng = np.random.default_rng(seed)
-    corners_px = np.asarray(corners_px, dtype=float)
-    table_to_photo, _ = cv2.findHomography(table_corners(width, depth), corners_px, 0)
-    sides = np.linalg.norm(np.roll(corners_px, -1, axis=0) - corners_px, axis=1) / np.array([width, depth] * 2)
-    density = 2.0 * float(sides.max())  # top-view pixels per mm: twice the photo's finest
+    rng = rng if rng is not None else np.random.default_rng(0)
     columns, rows = round(width * density), round(depth * density)
     sx = width / columns
     to_top = table_to_ortho(width, depth, columns, rows)
@@ -84,6 +66,34 @@ def synthetic_photo(
             sheet_to_table = np.array([[mm, 0, lo[0] + mm / 2], [0, -mm, lo[1] + n * mm - mm / 2], [0, 0, 1]])
             cv2.warpAffine(cv2.cvtColor(sheet, cv2.COLOR_GRAY2BGR), (to_top @ sheet_to_table)[:2], (columns, rows),
                            dst=top, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
+    return top, to_top
+
+
+def synthetic_photo(
+    table_mm: tuple[float, float],
+    corners_px: np.ndarray,
+    photo_size: tuple[int, int] = (1600, 1200),
+    bases: tuple[tuple[float, float, float], ...] = (),
+    boxes: tuple[tuple[float, float, float, float], ...] = (),
+    markers: tuple[float, float] | None = None,
+    marker_turns: tuple[int, int, int, int] = (0, 0, 0, 0),
+    marker_ids: tuple[int, int, int, int] = MARKER_IDS,
+    noise: float = 4.0,
+    seed: int = 0,
+) -> SyntheticPhoto:
+    """Draw a table seen from above and photograph it: the table's corners land on `corners_px`.
+
+    `bases` are (x, y, diameter) mm: dark discs with a lighter model on top; `boxes` (x0, y0, x1, y1) mm are grey
+    terrain footprints; `markers` = (size, inset) puts a marker on each corner k, id `marker_ids[k]`, on a white
+    sheet with a margin of `inset`, turned `marker_turns[k]` quarter turns. The mat is mottled green-grey, the floor
+    around the table dark; Gaussian noise of `noise` grey levels is added to the photo."""
+    width, depth = table_mm
+    rng = np.random.default_rng(seed)
+    corners_px = np.asarray(corners_px, dtype=float)
+    table_to_photo, _ = cv2.findHomography(table_corners(width, depth), corners_px, 0)
+    sides = np.linalg.norm(np.roll(corners_px, -1, axis=0) - corners_px, axis=1) / np.array([width, depth] * 2)
+    density = 2.0 * float(sides.max())  # top-view pixels per mm: twice the photo's finest
+    top, to_top = table_top(table_mm, density, bases, boxes, markers, marker_turns, marker_ids, rng)
     top = cv2.GaussianBlur(top, (0, 0), 1.0)
     width_px, height_px = photo_size
     floor = np.clip(55 + rng.normal(0, 6, (height_px, width_px, 1)), 0, 255).repeat(3, axis=2).astype(np.uint8)
@@ -91,3 +101,118 @@ def synthetic_photo(
                                 flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
     photo = np.clip(photo + rng.normal(0, noise, photo.shape), 0, 255).astype(np.uint8)
     return SyntheticPhoto(photo, (width, depth), table_to_photo)
+
+
+@dataclass(frozen=True)
+class Miniature:
+    """A painted miniature on a round base (mm): base centre (x, y) and diameter, its underside at height `z` (on
+    terrain when above 0); a body (a cylinder of `body` height) and a head (a ball of radius `head`) on top;
+    `painted_base`: a sand-coloured base instead of black."""
+
+    x: float
+    y: float
+    diameter: float
+    body: float = 30.0
+    head: float = 5.0
+    painted_base: bool = False
+    z: float = 0.0
+
+
+BASE_HEIGHT = 3.0
+"""Height (mm) of a miniature's base."""
+
+
+@dataclass(frozen=True)
+class PerspectivePhoto:
+    """A rendered photo of a table with miniatures, seen from where a player stands; `rim_seen[k]` is the share of
+    miniature k's base rim that the camera sees (other models and terrain hide the rest)."""
+
+    image: np.ndarray
+    table_mm: tuple[float, float]
+    camera: np.ndarray
+    miniatures: tuple[Miniature, ...]
+    rim_seen: tuple[float, ...]
+
+
+def _scene_meshes(miniatures, boxes):
+    """(mesh, colour) of every base, body, head and terrain block."""
+    import pyvista as pv
+
+    parts = []
+    for m in miniatures:
+        base = (170, 150, 110) if m.painted_base else (28, 28, 30)
+        parts.append((pv.Cylinder(center=(m.x, m.y, m.z + BASE_HEIGHT / 2), direction=(0, 0, 1), radius=m.diameter / 2,
+                                  height=BASE_HEIGHT, resolution=96), base))
+        body_r = 0.16 * m.diameter
+        parts.append((pv.Cylinder(center=(m.x, m.y, m.z + BASE_HEIGHT + m.body / 2), direction=(0, 0, 1), radius=body_r,
+                                  height=m.body, resolution=48),
+                      (60, 90, 160)))
+        parts.append((pv.Sphere(radius=m.head, center=(m.x, m.y, m.z + BASE_HEIGHT + m.body + 0.8 * m.head)), (210, 170, 140)))
+    for x0, y0, x1, y1, height in boxes:
+        parts.append((pv.Box((x0, x1, y0, y1, 0, height)), (140, 140, 135)))
+    return [(mesh.triangulate(), colour) for mesh, colour in parts]
+
+
+def _rim_seen(miniatures, meshes, camera: np.ndarray, samples: int = 72) -> tuple[float, ...]:
+    """Share of each base's top rim (points 0.05 mm outside it, at the base's top) with a clear line to the camera."""
+    import trimesh
+
+    scene = trimesh.util.concatenate([trimesh.Trimesh(m.points, m.faces.reshape(-1, 4)[:, 1:], process=False)
+                                      for m, _ in meshes])
+    angles = np.linspace(0, 2 * np.pi, samples, endpoint=False)
+    seen = []
+    for m in miniatures:
+        reach = m.diameter / 2 + 0.05
+        points = np.column_stack([m.x + reach * np.cos(angles), m.y + reach * np.sin(angles),
+                                  np.full(samples, m.z + BASE_HEIGHT - 0.05)])
+        towards = camera - points
+        lengths = np.linalg.norm(towards, axis=1)
+        hits, rays, _ = scene.ray.intersects_location(points, towards / lengths[:, None], multiple_hits=False)
+        blocked = np.zeros(samples, dtype=bool)
+        blocked[rays[np.linalg.norm(hits - points[rays], axis=1) < lengths[rays]]] = True
+        seen.append(float(1 - blocked.mean()))
+    return tuple(seen)
+
+
+def perspective_photo(
+    table_mm: tuple[float, float],
+    miniatures: tuple[Miniature, ...],
+    boxes: tuple[tuple[float, float, float, float, float], ...] = (),
+    distance: float = 1200.0,
+    elevation: float = 55.0,
+    azimuth: float = -90.0,
+    size: tuple[int, int] = (4000, 3000),
+    view_angle: float = 62.0,
+    markers: tuple[float, float] = (60.0, 5.0),
+    jpeg_quality: int = 85,
+    seed: int = 0,
+) -> PerspectivePhoto:
+    """Render a table with `miniatures` and terrain `boxes` (x0, y0, x1, y1, height; mm) as a phone would photograph
+    it: the camera `distance` mm from the table's centre, `elevation` degrees above the table, from `azimuth`
+    (degrees; -90 is the near edge's side), `view_angle` degrees high; the mat with a marker in each corner
+    (`markers` = size, inset), and the picture JPEG-compressed at `jpeg_quality`."""
+    import pyvista as pv
+
+    width, depth = table_mm
+    rng = np.random.default_rng(seed)
+    top, _ = table_top(table_mm, 2.0, markers=markers, rng=rng)
+    centre = np.array([width / 2, depth / 2, 0.0])
+    e, a = np.radians(elevation), np.radians(azimuth)
+    camera = centre + distance * np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+    plotter = pv.Plotter(off_screen=True, window_size=list(size))
+    plotter.set_background((40, 40, 44))
+    mat = pv.Plane(center=(width / 2, depth / 2, 0), direction=(0, 0, 1), i_size=width, j_size=depth)
+    plotter.add_mesh(mat, texture=pv.Texture(cv2.cvtColor(top, cv2.COLOR_BGR2RGB)), ambient=0.6,
+                     diffuse=0.5)
+    meshes = _scene_meshes(miniatures, boxes)
+    for mesh, colour in meshes:
+        plotter.add_mesh(mesh, color=colour, smooth_shading=True, specular=0.2)
+    plotter.camera.position, plotter.camera.focal_point, plotter.camera.up = camera, centre, (0, 0, 1)
+    plotter.camera.view_angle = view_angle
+    plotter.camera.clipping_range = (10, 5 * distance)
+    image = cv2.cvtColor(plotter.screenshot(return_img=True), cv2.COLOR_RGB2BGR)
+    plotter.close()
+    noisy = np.clip(image + rng.normal(0, 3.0, image.shape), 0, 255).astype(np.uint8)
+    _, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
+    return PerspectivePhoto(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), table_mm, camera, tuple(miniatures),
+                            _rim_seen(miniatures, meshes, camera))

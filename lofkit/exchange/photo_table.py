@@ -211,3 +211,32 @@ def rectify(photo: np.ndarray, fit: TableFit, width: float, depth: float, mm_per
     columns, rows = ortho_size(width, depth, mm_per_pixel)
     warp = table_to_ortho(width, depth, columns, rows) @ fit.homography
     return cv2.warpPerspective(photo, warp, (columns, rows), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def camera_centre(homography: np.ndarray, image_size: tuple[int, int]) -> np.ndarray | None:
+    """Where the camera was (table mm, z above the table top), from the homography taking photo pixels to the table,
+    for square pixels and the principal point at the photo's centre (a phone's): the focal length is the one that
+    makes the table's x and y axes perpendicular and equally long in space (Zhang's constraints, least squares).
+    None when the photo looks straight down (the focal length is then not determined, and not needed)."""
+    to_photo = np.linalg.inv(np.asarray(homography, dtype=float))
+    centre = np.array([(image_size[0] - 1) / 2, (image_size[1] - 1) / 2])
+    shifted = to_photo.copy()
+    shifted[:2] -= centre[:, None] * to_photo[2]  # columns of K^-1 G, but for the division of rows 0-1 by f
+    (ax, ay, az), (bx, by, bz) = shifted[:, 0], shifted[:, 1]
+    # f^2 (az bz) = -(ax bx + ay by) and f^2 (az^2 - bz^2) = -(ax^2 + ay^2 - bx^2 - by^2): one unknown, f^2
+    weights = np.array([az * bz, az * az - bz * bz])
+    targets = -np.array([ax * bx + ay * by, ax * ax + ay * ay - bx * bx - by * by])
+    if np.abs(weights).max() < 1e-12 * np.abs(targets).max():
+        return None
+    focal_squared = float(weights @ targets / (weights @ weights))
+    if not focal_squared > 0:
+        return None
+    f = math.sqrt(focal_squared)
+    columns = shifted / np.array([[f], [f], [1.0]])
+    scale = 2.0 / (np.linalg.norm(columns[:, 0]) + np.linalg.norm(columns[:, 1]))
+    r1, r2, t = (columns[:, k] * scale for k in range(3))
+    rotation = np.column_stack([r1, r2, np.cross(r1, r2)])
+    u, _, vt = np.linalg.svd(rotation)  # the nearest true rotation
+    rotation = u @ vt
+    camera = -rotation.T @ t
+    return camera if camera[2] > 0 else camera * np.array([1.0, 1.0, -1.0])
