@@ -12,6 +12,7 @@ height, so a base shows its bottom rim towards the camera and its top rim pushed
 places it by both), and anything raised shows elsewhere, larger, and a ball stretched away from the camera: each
 circle is judged against the base the camera would see there (`judge`).
 """
+
 from __future__ import annotations
 
 import math
@@ -137,14 +138,13 @@ def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: i
     return points[peak.any(axis=1)]
 
 
-def _stretch(points: np.ndarray, x: float, y: float) -> tuple[float, float, float]:
-    """How stretched an outline (N, 2) around (x, y) is: the ratio of the longest to the shortest axis of the ellipse
-    fitted to it (1: round), and that longest axis as a unit vector (pixels)."""
+def _stretch(points: np.ndarray) -> float:
+    """How stretched an outline (N, 2) is: the ratio of the longest to the shortest axis of the ellipse fitted to it
+    (1: round)."""
     if len(points) < 6:
-        return 1.0, 1.0, 0.0
-    (_, _), (a, b), angle = cv2.fitEllipse(points.astype(np.float32))
-    turn = math.radians(angle + (90.0 if b > a else 0.0))  # fitEllipse's angle is that of its first axis, `a`
-    return max(a, b) / max(min(a, b), NONZERO_CURVATURE), math.cos(turn), math.sin(turn)
+        return 1.0
+    _, (a, b), _ = cv2.fitEllipse(points.astype(np.float32))
+    return max(a, b) / max(min(a, b), NONZERO_CURVATURE)
 
 
 def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int = RAYS, rounds: int = REFINE_ROUNDS
@@ -153,8 +153,8 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
     centre (a model standing on the base has edges inside it), dropping points far from it (a neighbouring base,
     terrain); repeated from the new circle until it settles, at most `rounds` times (a blurred base may jitter: one
     still moving by JITTER_PX or more is dropped). Returns x, y, radius and the share of the rays whose edge the
-    circle fits (its support), and how stretched the rim it follows is, and along which way (`_stretch`); None when
-    fewer than half the rays agree."""
+    circle fits (its support), and how stretched the rim it follows is (`_stretch`); None when fewer than half the
+    rays agree."""
     moved = math.inf
     for _ in range(rounds):
         if radius < MIN_RADIUS_PX:
@@ -170,12 +170,12 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
         x, y, radius = cx, cy, r
         if moved < SETTLED_PX:
             break
-    return (x, y, radius, len(points) / rays, *_stretch(points, x, y)) if moved < JITTER_PX else None
+    return (x, y, radius, len(points) / rays, _stretch(points)) if moved < JITTER_PX else None
 
 
 def mat_contrast(ortho: np.ndarray) -> np.ndarray:
     """How far each pixel's colour lies from the mat's around it (CIE Lab; the mat's colour is the median over
-    MAT_WINDOW_MM, wider than any base), as grey levels: a black base and a sand-painted one stand out alike, from a
+    MAT_WINDOW_PX, wider than any base), as grey levels: a black base and a sand-painted one stand out alike, from a
     mottled, unevenly lit mat of any colour (a grey picture is its own contrast)."""
     if ortho.ndim == 2:
         return ortho
@@ -190,7 +190,7 @@ def mat_contrast(ortho: np.ndarray) -> np.ndarray:
 
 def _circles(gray: np.ndarray, scale: float) -> list[tuple[float, ...]]:
     """Circles of base sizes on one blurred picture (pixels; `scale` mm per pixel), each refined to its rim
-    (`refine_circle`: x, y, radius, support, stretch and its way)."""
+    (`refine_circle`: x, y, radius, support, stretch)."""
     smallest, largest = min(BASE_DIAMETERS), max(BASE_DIAMETERS)
     circles = cv2.HoughCircles(
         gray, cv2.HOUGH_GRADIENT_ALT, dp=HOUGH_DP, minDist=HOUGH_MIN_GAP * smallest / scale,
@@ -242,7 +242,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     brightness = cv2.cvtColor(ortho, cv2.COLOR_BGR2GRAY) if ortho.ndim == 3 else ortho
     refined = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale)  # a dark base on grey terrain
     refined += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale)  # a sand base on the mat
-    circles = np.array(refined, dtype=float).reshape(-1, 7)
+    circles = np.array(refined, dtype=float).reshape(-1, 5)
     found = 2 * circles[:, 2] * scale
     sizes = np.array(BASE_DIAMETERS)
     nearest = sizes[np.abs(found[:, None] - sizes[None, :]).argmin(axis=1)]
