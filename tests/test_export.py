@@ -16,6 +16,7 @@ TERRAIN = [
     {"id": "wall", "wall": {"from": [100, 900], "to": [500, 1000], "thickness": 10, "height": 40}},
     {"id": "smoke", "cylinder": {"diameter": 63.5, "height": 100}, "position": [600, 600, 0],
      "kind": "zero_visibility"},
+    {"id": "pillar", "box": {"size": [30, 30, 120]}, "position": [700, 250, 15], "rotation": {"x": 90, "z": 30}},
 ]
 TROOPERS = [
     trooper("fusilier", 200, 200),
