@@ -230,6 +230,9 @@ def test_tilted_and_flipped_pieces_keep_their_orientation(tts_files, run_cli):
     # Unity's rotZ 0.4 lifts the model's +X: about the scene's y by -0.4, which the OBJ's half turn (applied first)
     # makes +0.4; then rotY 45 is -45 about z, after the half turn's 180
     assert report["terrain"][1]["rotation_deg"] == {"x": 0.0, "y": pytest.approx(0.4), "z": 135.0}
+    # the table top found is the lowest point of what lies there as it lies: the flipped block's top, now at 2 - 2
+    again = run_cli("import-tts", save, "--mesh-cache", cache, "-o", scene_path, "--json", "--force")
+    assert json.loads(again.stdout)["table_top"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_a_trooper_with_a_cached_mesh_stands_on_its_lowest_point(tts_files, run_cli):

@@ -137,12 +137,13 @@ def _transform_numbers(transform: dict) -> dict[str, float]:
     return numbers
 
 
-def _lowest_y_or_none(path: Path | None) -> float | None:
-    """The lowest y (up) coordinate of a cached OBJ in its own units (TTS inches); None without a readable mesh."""
+def _vertices_or_none(path: Path | None) -> np.ndarray | None:
+    """A cached OBJ's vertices as a scene piece reads it (z up), in its own units (TTS inches); None without a
+    readable mesh."""
     if path is None:
         return None
     try:
-        return float(load_mesh_file(path, units="in", up_axis="y").bounds[0, 2] / INCH)
+        return load_mesh_file(path, units="in", up_axis="y").vertices / INCH
     except ValueError:  # the mesh file cannot be read or has no faces
         return None
 
@@ -150,18 +151,22 @@ def _lowest_y_or_none(path: Path | None) -> float | None:
 @dataclass(frozen=True)
 class Candidate:
     """An object that may go into the scene: its Transform's numbers, its rotation in the scene frame, and its
-    cached mesh with that mesh's lowest y (None when there is none)."""
+    cached mesh with that mesh's vertices (`_vertices_or_none`; None when there is none)."""
 
     obj: Placed
     t: dict
     rotation: np.ndarray
     mesh: Path | None = None
-    low: float | None = None
+    vertices: np.ndarray | None = None
 
     @property
     def bottom(self) -> float:
-        """TTS height of the object's lowest point: its mesh's, or else its pivot's."""
-        return self.t["posY"] + (self.t["scaleY"] * self.low if self.low is not None else 0.0)
+        """TTS height of the object's lowest point: its mesh's, turned, flipped and scaled as it lies, or else its
+        pivot's."""
+        if self.vertices is None:
+            return self.t["posY"]
+        scale = np.array([self.t["scaleX"], self.t["scaleZ"], self.t["scaleY"]])
+        return self.t["posY"] + float(((self.vertices * scale) @ (self.rotation @ HALF_TURN)[2]).min())
 
     def xy(self, table_in: tuple[float, float]) -> tuple[float, float]:
         """Scene (x, y) in inches: TTS X and Z with the table's corner, not its centre, at the origin."""
@@ -189,18 +194,18 @@ def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list,
         url = mesh_url(obj.state)
         path = resolve_mesh(url, cache) if url else None
         if any(value is not None for value in trooper_profile(obj.text)):
-            troopers.append(Candidate(obj, t, rotation, path, _lowest_y_or_none(path)))
+            troopers.append(Candidate(obj, t, rotation, path, _vertices_or_none(path)))
         elif not url:
             skipped.append(_skip(obj, "an AssetBundle, which lofkit cannot read" if obj.state.get("CustomAssetbundle")
                                  else "no silhouette or base in its name or description, and no custom mesh"))
         elif path is None:
             reason = "not in the mesh cache" if cache is not None else Message("no {mesh_cache} given")
             unresolved.append({"guid": obj.guid, "name": obj.name, "url": url, "reason": reason})
-        elif (low := _lowest_y_or_none(path)) is None:
+        elif (vertices := _vertices_or_none(path)) is None:
             unresolved.append({"guid": obj.guid, "name": obj.name, "url": url,
                                "reason": f"cached file {path.name} is not a readable OBJ mesh"})
         else:
-            pieces.append(Candidate(obj, t, rotation, path, low))
+            pieces.append(Candidate(obj, t, rotation, path, vertices))
     return troopers, pieces, unresolved, skipped
 
 
@@ -286,7 +291,7 @@ def trooper_entries(troopers: list[Candidate], table_in: tuple[float, float], ta
         report.append({"id": entry["id"], "guid": obj.guid, "name": obj.name,
                        "position_mm": [round(v * INCH, 6) for v in entry["position"]],
                        "z_mm": round(entry["z"] * INCH, 6),
-                       "z_from": "pivot" if trooper.low is None else "mesh",
+                       "z_from": "pivot" if trooper.vertices is None else "mesh",
                        "silhouette": silhouette, "base_mm": diameter, "side": entry["side"],
                        "facing_deg": entry["facing"]})
     return entries, report, skipped, assumptions
