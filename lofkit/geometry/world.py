@@ -91,32 +91,57 @@ class World:
         """Compile `scene` (ray scenes built with `backend`, Embree by default); raises `SceneError` for problems
         found only with the meshes at hand."""
         pieces, problems = build_pieces(scene)
-        problems = scene_problems(scene) + problems
-        facing, facing_problems = _facings(scene)
-        if problems or facing_problems:
-            raise SceneError(scene.source, problems + facing_problems)
-        sizes = np.array([t.size for t in scene.troopers], dtype=float).reshape(-1, 2)
-        centre = np.array([t.position for t in scene.troopers], dtype=float).reshape(-1, 2)
-        radius = sizes[:, 0] / 2
-        z = np.array([0.0 if t.z == "auto" else t.z for t in scene.troopers], dtype=float)
-        world = cls(scene, pieces, _volumes(scene, centre, z, radius, sizes[:, 1], facing), backend)
+        facing = _trooper_facings(scene, scene_problems(scene) + problems)
+        world = cls(scene, pieces, _placed_volumes(scene, facing), backend)
+        world._settle_and_warn()
+        return world
+
+    def with_scene(self, scene: Scene) -> World:
+        """The same terrain with the troopers of `scene` (a scene that differs from this one only in its troopers,
+        as the workbench edits it): terrain, ray scenes and caches are shared. Raises `SceneError` for the problems
+        `from_scene` would find in them."""
+        world = self.with_troopers(_placed_volumes(scene, _trooper_facings(scene, scene_problems(scene))))
+        world.scene = scene
+        world.warnings = []
+        world._settle_and_warn()
+        return world
+
+    def _settle_and_warn(self) -> None:
+        """Rest `z: auto` troopers on what is below them, then note the warnings (README "Scene files")."""
+        scene = self.scene
         auto = np.array([t.z == "auto" for t in scene.troopers], dtype=bool)
         if auto.any():  # `z: auto` rests on what is below: settle it before anyone queries the world
-            z = z.copy()
-            z[auto] = rest_height(world, centre[auto], radius[auto])
-            world.troopers = dataclasses.replace(world.troopers, z=z)
-            world.trooper_index = _box_index(world.troopers.boxes)
-        world.warnings.extend(_table_edge_warnings(scene, pieces))
-        world.warnings.extend(_facing_warnings(scene))
-        for trooper, piece_ids in scenery_overlaps(world).items():
-            world.warnings.append(
+            v = self.troopers
+            z = v.z.copy()
+            z[auto] = rest_height(self, v.centre[auto], v.radius[auto])
+            self.troopers = dataclasses.replace(v, z=z)
+            self.trooper_index = _box_index(self.troopers.boxes)
+        self.warnings.extend(_table_edge_warnings(scene, self.pieces))
+        self.warnings.extend(_facing_warnings(scene))
+        for trooper, piece_ids in scenery_overlaps(self).items():
+            self.warnings.append(
                 Problem(
                     f"troopers[{trooper}]",
-                    f"'{world.troopers.ids[trooper]}' stands inside solid scenery ({', '.join(piece_ids)}); "
+                    f"'{self.troopers.ids[trooper]}' stands inside solid scenery ({', '.join(piece_ids)}); "
                     "move it or set its `z`",
                 )
             )
-        return world
+
+
+def _trooper_facings(scene: Scene, problems: list[Problem]) -> np.ndarray:
+    """Every trooper's facing (`_facings`); raises `SceneError` for `problems` and those it finds."""
+    facing, facing_problems = _facings(scene)
+    if problems or facing_problems:
+        raise SceneError(scene.source, problems + facing_problems)
+    return facing
+
+
+def _placed_volumes(scene: Scene, facing: np.ndarray) -> Volumes:
+    """The troopers' volumes where the scene puts them (`z: auto` at 0 until `_settle_and_warn`)."""
+    sizes = np.array([t.size for t in scene.troopers], dtype=float).reshape(-1, 2)
+    centre = np.array([t.position for t in scene.troopers], dtype=float).reshape(-1, 2)
+    z = np.array([0.0 if t.z == "auto" else t.z for t in scene.troopers], dtype=float)
+    return _volumes(scene, centre, z, sizes[:, 0] / 2, sizes[:, 1], facing)
 
 
 def _volumes(scene: Scene, centre, z, radius, height, facing) -> Volumes:

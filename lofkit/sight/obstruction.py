@@ -40,20 +40,27 @@ class Segments:
 
 
 def blocking_troopers(world, a: int, b: int) -> np.ndarray:
-    """Troopers whose volumes may block sight between `a` and `b`: not markers, not `moving`, not the pair, and
-    standing in the pair's corridor (the rtree finds those near it; then their discs must come within reach of the
-    line between the two bases and their heights overlap the pair's)."""
+    """Troopers whose volumes may block sight between `a` and `b` (`in_corridor`; the rtree finds those near it)."""
     v = world.troopers
     box = np.concatenate([np.minimum(v.boxes[a, :3], v.boxes[b, :3]), np.maximum(v.boxes[a, 3:], v.boxes[b, 3:])])
     near = np.fromiter(world.trooper_index.intersection(tuple(box)), dtype=np.int64)
-    near = near[v.blocks_lof[near] & (near != a) & (near != b)]
+    return np.sort(near[in_corridor(v, np.full(len(near), a), np.full(len(near), b), near)])
+
+
+def in_corridor(v, a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Whether trooper other[k] may block sight between a[k] and b[k]: not a marker, not `moving`, not one of the
+    pair, its box meeting the box around both volumes, its disc coming within reach of the line between the two
+    bases and its height overlapping the pair's."""
+    low = np.minimum(v.boxes[a, :3], v.boxes[b, :3])
+    high = np.maximum(v.boxes[a, 3:], v.boxes[b, 3:])
+    boxes_meet = np.all((v.boxes[other, :3] <= high) & (v.boxes[other, 3:] >= low), axis=1)
     start, span = v.centre[a], v.centre[b] - v.centre[a]
-    along = np.clip((v.centre[near] - start) @ span / max(float(span @ span), NONZERO), 0.0, 1.0)
-    off_line = np.linalg.norm(start + along[:, None] * span - v.centre[near], axis=1)
-    reach = max(v.radius[a], v.radius[b]) + v.radius[near]
-    low, high = min(v.z[a], v.z[b]), max(v.top[a], v.top[b])
-    keep = (off_line < reach) & (v.top[near] > low) & (v.z[near] < high)
-    return np.sort(near[keep])
+    along = np.clip(np.einsum("ij,ij->i", v.centre[other] - start, span)
+                    / np.maximum(np.einsum("ij,ij->i", span, span), NONZERO), 0.0, 1.0)
+    off_line = np.linalg.norm(start + along[:, None] * span - v.centre[other], axis=1)
+    reach = np.maximum(v.radius[a], v.radius[b]) + v.radius[other]
+    heights_meet = (v.top[other] > np.minimum(v.z[a], v.z[b])) & (v.z[other] < np.maximum(v.top[a], v.top[b]))
+    return (v.blocks_lof[other] & (other != a) & (other != b) & boxes_meet & (off_line < reach) & heights_meet)
 
 
 def cylinder_entry(volumes, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
