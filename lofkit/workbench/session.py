@@ -1,0 +1,223 @@
+"""One table the workbench edits: its scene, the World compiled from it and the live LoF matrix, a version that
+counts changes, undo and redo. The HTTP API is a thin layer over a `Session`.
+
+Every change is checked as a scene file is (`scene_from_data`, then what `World` checks) before it is kept: a
+refused change raises `Refused` with the problems in `lofkit validate`'s words and leaves the scene, the World and
+the version as they were. A change may name the version it was made against (`if_match`); a stale one is refused
+(409). Trooper changes keep the terrain's ray scenes (`World.with_scene`) and bring the matrix up to date pair by
+pair (`rules.live`); terrain changes compile the table again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
+from lofkit.exchange.output import write_scene_file
+from lofkit.geometry.world import World
+from lofkit.rules.aro import aro
+from lofkit.rules.live import LiveMatrix
+from lofkit.rules.lof import check, matrix
+from lofkit.scene.loading import scene_from_data
+from lofkit.scene.model import Scene
+
+TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker")
+"""What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`)."""
+
+
+class Refused(LofkitError):
+    """A request the session will not carry out: an HTTP status, a message and the problems found (`where`,
+    `message`, as `lofkit validate` words them)."""
+
+    def __init__(self, status: int, message: str, problems: list[Problem] | None = None):
+        self.status, self.problems = status, list(problems or [])
+        super().__init__(message)
+
+    def to_dict(self) -> dict:
+        return {"error": str(self), "problems": [{"where": p.where, "message": p.message} for p in self.problems]}
+
+
+@dataclass(frozen=True)
+class _State:
+    """A scene with its World."""
+
+    scene: Scene
+    world: World
+
+
+class Session:
+    """The table being edited (see the module docstring)."""
+
+    def __init__(self, scene: Scene):
+        self._state = _State(scene, World.from_scene(scene))
+        self._live: LiveMatrix | None = None
+        """The LoF matrix of the current World, built on first use."""
+        self.version = 0
+        self._undo: list[_State] = []
+        self._redo: list[_State] = []
+
+    @property
+    def scene(self) -> Scene:
+        return self._state.scene
+
+    @property
+    def world(self) -> World:
+        return self._state.world
+
+    def document(self) -> dict:
+        """The scene as a scene file would hold it (lengths in mm) and the version (`GET /api/scene`)."""
+        return {"scene": _data(self.scene), "version": self.version}
+
+    # --- changes -------------------------------------------------------------------------------------------------
+
+    def change_trooper(self, trooper_id: str, changes: dict, if_match: int | None = None) -> dict:
+        """Set any of TROOPER_FIELDS of one trooper; a new `facing` drops `facing_towards` and the reverse."""
+        self._check_version(if_match)
+        unknown = sorted(set(changes) - set(TROOPER_FIELDS))
+        if unknown:
+            raise Refused(422, f"a trooper change may set {', '.join(TROOPER_FIELDS)}; not {', '.join(unknown)}")
+        data = _data(self.scene)
+        index = self._trooper_index(trooper_id)
+        trooper = data["troopers"][index]
+        for one, other in (("facing", "facing_towards"), ("facing_towards", "facing")):
+            if one in changes:
+                trooper.pop(other, None)
+        trooper.update(changes)
+        self._keep(data, troopers_only=True)
+        return _data(self.scene)["troopers"][index]
+
+    def add_trooper(self, fields: dict, if_match: int | None = None) -> dict:
+        """Add a trooper (the fields of a scene file's trooper)."""
+        self._check_version(if_match)
+        data = _data(self.scene)
+        data["troopers"].append(fields)
+        self._keep(data, troopers_only=True)
+        return _data(self.scene)["troopers"][-1]
+
+    def remove_trooper(self, trooper_id: str, if_match: int | None = None) -> None:
+        self._check_version(if_match)
+        data = _data(self.scene)
+        del data["troopers"][self._trooper_index(trooper_id)]
+        self._keep(data, troopers_only=True)
+
+    def add_terrain(self, fields: dict, if_match: int | None = None) -> dict:
+        """Add a terrain piece (the fields of a scene file's piece: a box, a prism traced on the table, a mesh)."""
+        self._check_version(if_match)
+        data = _data(self.scene)
+        data["terrain"].append(fields)
+        self._keep(data, troopers_only=False)
+        return _data(self.scene)["terrain"][-1]
+
+    def change_terrain(self, piece_id: str, changes: dict, if_match: int | None = None) -> dict:
+        self._check_version(if_match)
+        data = _data(self.scene)
+        index = self._terrain_index(piece_id)
+        data["terrain"][index].update(changes)
+        self._keep(data, troopers_only=False)
+        return _data(self.scene)["terrain"][index]
+
+    def remove_terrain(self, piece_id: str, if_match: int | None = None) -> None:
+        self._check_version(if_match)
+        data = _data(self.scene)
+        del data["terrain"][self._terrain_index(piece_id)]
+        self._keep(data, troopers_only=False)
+
+    def undo(self) -> None:
+        """Step back one change (409 when there is none)."""
+        if not self._undo:
+            raise Refused(409, "nothing to undo")
+        self._redo.append(self._state)
+        self._become(self._undo.pop())
+
+    def redo(self) -> None:
+        """Step forward again (409 when nothing was undone since the last change)."""
+        if not self._redo:
+            raise Refused(409, "nothing to redo")
+        self._undo.append(self._state)
+        self._become(self._redo.pop())
+
+    def save(self, folder: Path, name: str, force: bool = False) -> Path:
+        """Write the scene as `name` in `folder` (never elsewhere; never over a file unless `force`)."""
+        path = (folder / name).resolve()
+        if path.parent != folder.resolve() or not name or Path(name).name != name:
+            raise Refused(400, f"{name!r}: give a file name only; scenes are saved in {folder}")
+        try:
+            write_scene_file(_data(self.scene), path, overwrite=force)
+        except LofkitError as exc:
+            raise Refused(409 if path.exists() and not force else 400, str(exc)) from None
+        return path
+
+    # --- questions -----------------------------------------------------------------------------------------------
+
+    def check(self, shooter: str, target: str) -> dict:
+        """Exactly `lofkit check --json` on the current scene."""
+        return self._answer(lambda: check(self.world, shooter, target).to_dict())
+
+    def matrix(self, recompute_all: bool = False) -> dict:
+        """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
+        if recompute_all:
+            return matrix(self.world).to_dict()
+        if self._live is None:
+            self._live = LiveMatrix(self.world)
+        return self._live.result.to_dict()
+
+    def aro(self, active: str, path: list[tuple[float, float]] | None = None) -> dict:
+        """Exactly `lofkit aro --json`."""
+        return self._answer(lambda: aro(self.world, active, path).to_dict())
+
+    # --- inside --------------------------------------------------------------------------------------------------
+
+    def _answer(self, question):
+        try:
+            return question()
+        except UnknownTrooperError as exc:
+            raise Refused(404, str(exc)) from None
+        except LofkitError as exc:
+            raise Refused(422, str(exc)) from None
+
+    def _check_version(self, if_match: int | None) -> None:
+        if if_match is not None and if_match != self.version:
+            raise Refused(409, f"the scene changed since version {if_match} (it is at version {self.version}); "
+                               "reload it and try again")
+
+    def _trooper_index(self, trooper_id: str) -> int:
+        index = self.scene.trooper_index(trooper_id)
+        if index is None:
+            raise Refused(404, str(UnknownTrooperError(trooper_id, [t.id for t in self.scene.troopers])))
+        return index
+
+    def _terrain_index(self, piece_id: str) -> int:
+        index = next((i for i, piece in enumerate(self.scene.terrain) if piece.id == piece_id), None)
+        if index is None:
+            raise Refused(404, f"no terrain piece with id '{piece_id}' in the scene")
+        return index
+
+    def _keep(self, data: dict, troopers_only: bool) -> None:
+        """Check `data` as the new scene and keep it, or refuse it and keep everything as it was."""
+        try:
+            scene = scene_from_data(data, self.scene.source)
+            world = self.world.with_scene(scene) if troopers_only else World.from_scene(scene)
+        except SceneError as exc:
+            raise Refused(422, "the change would make the scene invalid", exc.problems) from None
+        self._undo.append(self._state)
+        self._redo.clear()
+        self._become(_State(scene, world))
+
+    def _become(self, state: _State) -> None:
+        """Make `state` the current one: the live matrix follows when only troopers changed, else starts over."""
+        live = self._live
+        if live is not None and state.world.pieces is live.world.pieces and \
+                state.world.troopers.ids == live.world.troopers.ids:
+            live.update(state.world)
+        else:
+            self._live = None
+        self._state = state
+        self.version += 1
+
+
+def _data(scene: Scene) -> dict:
+    """A scene as scene-file data, lengths in mm."""
+    data = scene.model_dump(mode="json", exclude_none=True)
+    data["units"] = "mm"
+    return data

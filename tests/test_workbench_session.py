@@ -1,0 +1,95 @@
+"""The workbench's session: a table edited live. Its answers are the CLI's `--json` on the same scene; a refused
+change leaves the scene and its version as they were; undo and redo step through changes."""
+
+import json
+
+import pytest
+
+from lofkit import load_scene
+from lofkit.workbench.session import Refused, Session
+from tests.helpers import REPO
+
+RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"
+
+
+@pytest.fixture
+def session():
+    return Session(load_scene(RULEBOOK))
+
+
+def _saved(session, folder, run_cli, *args):
+    """The CLI's `--json` answer on the session's scene, saved to a file."""
+    path = session.save(folder, "now.yaml", force=True)
+    result = run_cli(*args[:1], path, *args[1:], "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_move_answers_as_the_cli_does_on_the_moved_scene(session, tmp_path, run_cli):
+    assert session.document()["version"] == 0
+    trooper = session.change_trooper("iguana", {"position": [640.0, 700.0], "facing": 200.0})
+    assert trooper["position"] == [640.0, 700.0] and trooper["facing"] == 200.0
+    assert session.version == 1 and session.document()["scene"]["units"] == "mm"
+    assert session.check("fusilier", "iguana") == _saved(session, tmp_path, run_cli, "check", "fusilier", "iguana")
+    assert session.matrix() == _saved(session, tmp_path, run_cli, "matrix")
+    assert session.aro("iguana") == _saved(session, tmp_path, run_cli, "aro", "iguana")
+
+
+def test_the_live_matrix_follows_moves_undo_and_redo(session):
+    before = session.matrix()
+    session.change_trooper("grenzer", {"position": [420.0, 480.0]})
+    session.change_trooper("fusilier", {"facing_towards": "grenzer"})
+    assert session.matrix() == session.matrix(recompute_all=True) != before
+    session.undo()
+    session.undo()
+    assert session.matrix() == before and session.version == 4
+    session.redo()
+    assert session.matrix() == session.matrix(recompute_all=True)
+    with pytest.raises(Refused) as refused:
+        session.redo(), session.redo()
+    assert refused.value.status == 409
+
+
+@pytest.mark.parametrize(("call", "status", "where"), [
+    (lambda s: s.change_trooper("iguana", {"position": [5000.0, 10.0]}), 422, "troopers[3].position"),
+    (lambda s: s.change_trooper("iguana", {"colour": "red"}), 422, None),
+    (lambda s: s.change_trooper("nobody", {"facing": 10.0}), 404, None),
+    (lambda s: s.change_trooper("iguana", {"facing_towards": "nobody"}), 422, "troopers[3].facing_towards"),
+    (lambda s: s.change_trooper("iguana", {"silhouette": 12}), 422, "troopers[3].silhouette"),
+    (lambda s: s.change_trooper("iguana", {"facing": 10.0}, if_match=7), 409, None),
+    (lambda s: s.add_trooper({"id": "iguana", "side": "nomads", "silhouette": 2, "position": [100, 100]}), 422,
+     "troopers[9].id"),
+    (lambda s: s.add_terrain({"id": "crate", "box": {"size": [-1, 10, 10]}}), 422, "terrain[1].box.size[0]"),
+    (lambda s: s.remove_terrain("nothing"), 404, None),
+    (lambda s: s.undo(), 409, None),
+    (lambda s: s.check("fusilier", "nobody"), 404, None),
+])
+def test_a_refused_request_changes_nothing(session, call, status, where):
+    document = session.document()
+    with pytest.raises(Refused) as refused:
+        call(session)
+    assert refused.value.status == status
+    if where is not None:
+        assert where in [p["where"] for p in refused.value.to_dict()["problems"]], refused.value.to_dict()
+    assert session.document() == document
+
+
+def test_terrain_added_and_removed_blocks_and_unblocks(session):
+    first = session.check("fusilier", "iguana")
+    assert first["lof"]
+    session.add_terrain({"id": "wall", "wall": {"from": [500, 400], "to": [700, 400], "thickness": 20,
+                                                  "height": 200}})
+    assert not session.check("fusilier", "iguana")["sight"]
+    assert session.matrix() == session.matrix(recompute_all=True)
+    session.remove_terrain("wall")
+    assert session.check("fusilier", "iguana") == first and session.version == 2
+
+
+def test_saves_stay_in_their_folder_and_never_overwrite_unasked(session, tmp_path):
+    path = session.save(tmp_path, "mine.yaml")
+    assert load_scene(path).troopers == session.scene.troopers
+    for name, status in (("mine.yaml", 409), ("../out.yaml", 400), ("sub/x.yaml", 400), ("", 400)):
+        with pytest.raises(Refused) as refused:
+            session.save(tmp_path, name)
+        assert refused.value.status == status, name
+    assert session.save(tmp_path, "mine.yaml", force=True) == path
