@@ -36,7 +36,7 @@ setup: system-deps $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,serve,dev]'
 	@touch $(STAMP)
 
 system-deps:

@@ -17,7 +17,7 @@ from lofkit.cli.common import BAD_INPUT, err
 from lofkit.errors import LofkitError
 
 OPTIONAL_EXTRAS = {"pyvista": "render", "vtk": "render", "matplotlib": "render", "trame": "render",
-                   "cv2": "photo", "distributed": "cluster", "dask": "cluster"}
+                   "cv2": "photo", "distributed": "cluster", "dask": "cluster", "fastapi": "serve", "nicegui": "serve"}
 """Modules of the optional extras (pyproject.toml), and the extra that installs each."""
 
 

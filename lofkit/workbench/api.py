@@ -1,0 +1,127 @@
+"""The workbench's HTTP API (JSON, lengths in mm): a thin layer over a `session.Session`, answering the same
+documents as the CLI's `--json`.
+
+Every change takes an optional `If-Match: <version>` header (a stale one answers 409). A refused request answers
+400, 404, 409 or 422 with `{"error": ..., "problems": [{"where": ..., "message": ...}]}` and changes nothing; no
+error reaches the client as a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Body, FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from lofkit.errors import LofkitError
+from lofkit.rules.aro import parse_path
+from lofkit.workbench.session import Refused, Session
+
+
+def _version(if_match: str | None) -> int | None:
+    if if_match is None:
+        return None
+    try:
+        return int(if_match.strip().strip('"'))
+    except ValueError:
+        raise Refused(400, f"If-Match {if_match!r}: give the scene's version, a whole number") from None
+
+
+def router(session: Session, folder: Path) -> APIRouter:
+    """The API's routes over `session`; scenes are saved in `folder`."""
+    api = APIRouter(prefix="/api")
+
+    @api.get("/scene")
+    def scene() -> dict:
+        return session.document()
+
+    @api.put("/troopers/{trooper_id}")
+    def change_trooper(trooper_id: str, changes: dict = Body(...), if_match: str | None = Header(None)) -> dict:
+        return session.change_trooper(trooper_id, changes, _version(if_match))
+
+    @api.post("/troopers", status_code=201)
+    def add_trooper(fields: dict = Body(...), if_match: str | None = Header(None)) -> dict:
+        return session.add_trooper(fields, _version(if_match))
+
+    @api.delete("/troopers/{trooper_id}")
+    def remove_trooper(trooper_id: str, if_match: str | None = Header(None)) -> dict:
+        session.remove_trooper(trooper_id, _version(if_match))
+        return {"version": session.version}
+
+    @api.post("/terrain", status_code=201)
+    def add_terrain(fields: dict = Body(...), if_match: str | None = Header(None)) -> dict:
+        return session.add_terrain(fields, _version(if_match))
+
+    @api.put("/terrain/{piece_id}")
+    def change_terrain(piece_id: str, changes: dict = Body(...), if_match: str | None = Header(None)) -> dict:
+        return session.change_terrain(piece_id, changes, _version(if_match))
+
+    @api.delete("/terrain/{piece_id}")
+    def remove_terrain(piece_id: str, if_match: str | None = Header(None)) -> dict:
+        session.remove_terrain(piece_id, _version(if_match))
+        return {"version": session.version}
+
+    @api.get("/check")
+    def check(shooter: str, target: str) -> dict:
+        return session.check(shooter, target)
+
+    @api.get("/matrix")
+    def matrix(recompute: str | None = None) -> dict:
+        if recompute not in (None, "all"):
+            raise Refused(400, f"recompute={recompute!r}: the only choice is recompute=all")
+        return session.matrix(recompute_all=recompute == "all")
+
+    @api.get("/aro")
+    def aro(trooper: str, path: str | None = None) -> dict:
+        try:
+            points = parse_path(path) if path else None
+        except LofkitError as exc:
+            raise Refused(400, str(exc)) from None
+        return session.aro(trooper, points)
+
+    @api.post("/undo")
+    def undo() -> dict:
+        session.undo()
+        return {"version": session.version}
+
+    @api.post("/redo")
+    def redo() -> dict:
+        session.redo()
+        return {"version": session.version}
+
+    @api.post("/save")
+    def save(request: dict = Body(...)) -> dict:
+        name, force = request.get("path"), request.get("force", False)
+        if not isinstance(name, str) or not isinstance(force, bool):
+            raise Refused(400, 'give {"path": "name.yaml", "force": false}')
+        return {"path": str(session.save(folder, name, force))}
+
+    return api
+
+
+def app(session: Session, folder: Path) -> FastAPI:
+    """A FastAPI application serving the API over `session` (the workbench mounts the same routes)."""
+    application = FastAPI()
+    application.include_router(router(session, folder))
+    add_error_answers(application)
+    return application
+
+
+def add_error_answers(application: FastAPI) -> None:
+    """Refusals and malformed requests answer `{"error", "problems"}`; nothing else escapes as a traceback."""
+
+    @application.exception_handler(Refused)
+    async def refused(_: Request, exc: Refused) -> JSONResponse:
+        return JSONResponse(exc.to_dict(), status_code=exc.status)
+
+    @application.exception_handler(RequestValidationError)
+    async def malformed(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [{"where": ".".join(str(part) for part in error.get("loc", ())), "message": error.get("msg", "")}
+                    for error in exc.errors()]
+        return JSONResponse({"error": "malformed request", "problems": problems}, status_code=400)
+
+    @application.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": f"the workbench could not answer: {type(exc).__name__}", "problems": []},
+                            status_code=500)
