@@ -68,6 +68,8 @@ def test_changes_undo_redo_and_save(client, tmp_path, run_cli):
     ("get", "/api/check?shooter=fusilier", None, {}, 400),
     ("get", "/api/matrix?recompute=some", None, {}, 400),
     ("get", "/api/aro?trooper=iguana&path=1,2;x", None, {}, 400),
+    ("post", "/api/report?shooter=fusilier&target=nobody", None, {}, 404),
+    ("get", "/api/picture.png?view=side", None, {}, 400),
 ])
 def test_a_refused_request_answers_why_and_changes_nothing(client, method, path, body, headers, status):
     before = client.get("/api/scene").json()
@@ -80,3 +82,24 @@ def test_a_refused_request_answers_why_and_changes_nothing(client, method, path,
 def test_a_position_off_the_table_names_the_field_as_validate_does(client):
     problems = client.put("/api/troopers/iguana", json={"position": [5000, 10]}).json()["problems"]
     assert [p["where"] for p in problems] == ["troopers[3].position"]
+
+
+@pytest.mark.slow
+def test_pictures_and_ruling_pages(client):
+    from io import BytesIO
+
+    from PIL import Image
+
+    top = client.get("/api/picture.png", params={"view": "top"})
+    assert top.status_code == 200 and top.headers["content-type"] == "image/png"
+    assert Image.open(BytesIO(top.content)).size == (1200, 900)
+    eye = client.get("/api/picture.png", params={"view": "eye", "shooter": "fusilier", "target": "iguana"})
+    assert eye.status_code == 200 and eye.content != top.content
+    for params, status in (({"view": "side"}, 400), ({"view": "eye", "shooter": "fusilier"}, 400),
+                           ({"view": "eye", "shooter": "fusilier", "target": "nobody"}, 404)):
+        assert client.get("/api/picture.png", params=params).status_code == status
+    url = client.post("/api/report", params={"shooter": "fusilier", "target": "iguana"}).json()["url"]
+    page = client.get(url)
+    assert page.status_code == 200 and "fusilier has LoF to iguana" in page.text
+    verdict = client.get(url.replace("index.html", "verdict.json")).json()
+    assert verdict == client.get("/api/check", params={"shooter": "fusilier", "target": "iguana"}).json()

@@ -8,11 +8,13 @@ error reaches the client as a traceback.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from fastapi import APIRouter, Body, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
 
 from lofkit.errors import LofkitError
 from lofkit.rules.aro import parse_path
@@ -28,8 +30,8 @@ def _version(if_match: str | None) -> int | None:
         raise Refused(400, f"If-Match {if_match!r}: give the scene's version, a whole number") from None
 
 
-def router(session: Session, folder: Path) -> APIRouter:
-    """The API's routes over `session`; scenes are saved in `folder`."""
+def router(session: Session, folder: Path, rulings: Path) -> APIRouter:
+    """The API's routes over `session`; scenes are saved in `folder`, ruling pages written in `rulings`."""
     api = APIRouter(prefix="/api")
 
     @api.get("/scene")
@@ -90,6 +92,15 @@ def router(session: Session, folder: Path) -> APIRouter:
         session.redo()
         return {"version": session.version}
 
+    @api.get("/picture.png")
+    def picture(view: str = "top", shooter: str | None = None, target: str | None = None) -> Response:
+        return Response(session.picture(view, shooter, target), media_type="image/png")
+
+    @api.post("/report")
+    def report(shooter: str, target: str) -> dict:
+        index = session.report(shooter, target, Path(tempfile.mkdtemp(dir=rulings)))
+        return {"url": f"/rulings/{index.relative_to(rulings).as_posix()}"}
+
     @api.post("/save")
     def save(request: dict = Body(...)) -> dict:
         name, force = request.get("path"), request.get("force", False)
@@ -101,9 +112,13 @@ def router(session: Session, folder: Path) -> APIRouter:
 
 
 def app(session: Session, folder: Path) -> FastAPI:
-    """A FastAPI application serving the API over `session` (the workbench mounts the same routes)."""
+    """A FastAPI application serving the API over `session` (the workbench mounts the same routes), and the ruling
+    pages it writes (in a folder of its own that lives as long as the application)."""
     application = FastAPI()
-    application.include_router(router(session, folder))
+    application.state.rulings = tempfile.TemporaryDirectory(prefix="lofkit-rulings-")  # removed at exit
+    rulings = Path(application.state.rulings.name)
+    application.include_router(router(session, folder, rulings))
+    application.mount("/rulings", StaticFiles(directory=rulings), name="rulings")
     add_error_answers(application)
     return application
 

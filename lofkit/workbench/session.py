@@ -10,15 +10,20 @@ pair (`rules.live`); terrain changes compile the table again.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
 from lofkit.exchange.output import write_scene_file
 from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
 from lofkit.rules.live import LiveMatrix
-from lofkit.rules.lof import check, matrix
+from lofkit.rules.lof import check, matrix, sample_segments
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
 
@@ -166,6 +171,43 @@ class Session:
         """Exactly `lofkit aro --json`."""
         return self._answer(lambda: aro(self.world, active, path).to_dict())
 
+    def picture(self, view: str, shooter: str | None = None, target: str | None = None,
+                size: tuple[int, int] = (1200, 900)) -> bytes:
+        """The PNG `lofkit render` would draw of the current scene (with the ruling when both troopers are given)."""
+        from lofkit.viz.render import VIEWS, Overlay, render
+
+        if view not in VIEWS:
+            raise Refused(400, f"view={view!r}: use one of {', '.join(VIEWS)}")
+        if (shooter is None) != (target is None):
+            raise Refused(400, "give both shooter and target, or neither")
+
+        def draw() -> bytes:
+            overlay = Overlay()
+            if shooter is not None:
+                overlay = Overlay(verdict=check(self.world, shooter, target),
+                                  segments=sample_segments(self.world, shooter, target))
+            with tempfile.TemporaryDirectory() as folder:
+                path = render(self.world, Path(folder) / "picture.png", view=view, size=size, shooter=shooter,
+                              target=target, overlay=overlay)
+                return Path(path).read_bytes()
+
+        return self._answer(draw)
+
+    def report(self, shooter: str, target: str, folder: Path) -> Path:
+        """Write the ruling page `lofkit report` would into `folder` (empty or new); returns its index.html. The page's
+        3D view is exported by trame, which must run in a main thread: so `lofkit report` runs in a process of its
+        own, on the current scene written beside the page with every file it names made absolute."""
+        self._answer(lambda: [self.world.troopers.index(t) for t in (shooter, target)])  # unknown: 404 first
+        folder.mkdir(parents=True, exist_ok=True)
+        scene = folder / "scene.yaml"
+        scene.write_text(yaml.safe_dump(_data(self.scene, absolute=True), sort_keys=False), encoding="utf-8")
+        page = folder / "page"
+        done = subprocess.run([sys.executable, "-m", "lofkit", "report", str(scene), shooter, target, "-o", str(page)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Refused(422, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no ruling page")
+        return page / "index.html"
+
     # --- inside --------------------------------------------------------------------------------------------------
 
     def _answer(self, question):
@@ -216,8 +258,15 @@ class Session:
         self.version += 1
 
 
-def _data(scene: Scene) -> dict:
-    """A scene as scene-file data, lengths in mm."""
+def _data(scene: Scene, absolute: bool = False) -> dict:
+    """A scene as scene-file data, lengths in mm; with `absolute`, the files it names (meshes, the table's image)
+    as absolute paths, so that the data can be written anywhere."""
     data = scene.model_dump(mode="json", exclude_none=True)
     data["units"] = "mm"
+    if absolute:
+        for piece in data["terrain"]:
+            if "mesh" in piece:
+                piece["mesh"] = str(scene.resolve(piece["mesh"]))
+        if "image" in data["table"]:
+            data["table"]["image"] = str(scene.resolve(data["table"]["image"]))
     return data
