@@ -27,20 +27,22 @@ LAYERS = {
     "design": 7,
     "exchange": 7,
     "viz": 8,
-    "cli": 9,
+    "workbench": 9,
+    "cli": 10,
 }
 """Layer of each subpackage (and of the two base modules), lowest first. A module may import its own layer and
 lower ranks only; layers of equal rank (design, exchange; units, errors) do not import each other. The order is
 read off the code: scene is plain data; ray casts rays and knows no scene; geometry compiles a Scene into a World
 (placed meshes, volumes, a ray back-end); sight runs the 3 x 3 mm search over a World's arrays; rules answer
 questions with it; dice rolls numbers and needs no geometry, but sits above rules since odds are taken of
-rulings; design and exchange use the rules and the World; viz draws rules' and design's results; cli uses all."""
+rulings; design and exchange use the rules and the World; viz draws rules' and design's results; the workbench
+edits a table live and answers with all of them; cli uses all."""
 
 OUTSIDE_LAYERS = {"lofkit": "the public API", "lofkit.__main__": "`python -m lofkit`", "lofkit.testing": "tests"}
 """Modules above every layer: they may import any layer, and no layered module may import them."""
 
 HEAVY = ("pyvista", "vtk", "vtkmodules", "matplotlib", "trame", "cv2", "dask", "distributed", "playwright",
-         "lofkit.testing")
+         "fastapi", "nicegui", "uvicorn", "lofkit.testing")
 """What `import lofkit` must not import: the optional extras, and the test references."""
 
 
