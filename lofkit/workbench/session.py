@@ -94,25 +94,14 @@ class Session:
 
     def add_trooper(self, fields: dict, if_match: int | None = None) -> dict:
         """Add a trooper (the fields of a scene file's trooper)."""
-        self._check_version(if_match)
-        data = _data(self.scene)
-        data["troopers"].append(fields)
-        self._keep(data, troopers_only=True)
-        return _data(self.scene)["troopers"][-1]
+        return self._add("troopers", fields, if_match)
 
     def remove_trooper(self, trooper_id: str, if_match: int | None = None) -> None:
-        self._check_version(if_match)
-        data = _data(self.scene)
-        del data["troopers"][self._trooper_index(trooper_id)]
-        self._keep(data, troopers_only=True)
+        self._remove("troopers", self._trooper_index, trooper_id, if_match)
 
     def add_terrain(self, fields: dict, if_match: int | None = None) -> dict:
         """Add a terrain piece (the fields of a scene file's piece: a box, a prism traced on the table, a mesh)."""
-        self._check_version(if_match)
-        data = _data(self.scene)
-        data["terrain"].append(fields)
-        self._keep(data, troopers_only=False)
-        return _data(self.scene)["terrain"][-1]
+        return self._add("terrain", fields, if_match)
 
     def change_terrain(self, piece_id: str, changes: dict, if_match: int | None = None) -> dict:
         self._check_version(if_match)
@@ -123,10 +112,7 @@ class Session:
         return _data(self.scene)["terrain"][index]
 
     def remove_terrain(self, piece_id: str, if_match: int | None = None) -> None:
-        self._check_version(if_match)
-        data = _data(self.scene)
-        del data["terrain"][self._terrain_index(piece_id)]
-        self._keep(data, troopers_only=False)
+        self._remove("terrain", self._terrain_index, piece_id, if_match)
 
     def undo(self) -> None:
         """Step back one change (409 when there is none)."""
@@ -217,6 +203,20 @@ class Session:
             raise Refused(404, str(exc)) from None
         except LofkitError as exc:
             raise Refused(422, str(exc)) from None
+
+    def _add(self, group: str, fields: dict, if_match: int | None) -> dict:
+        """Append `fields` to the scene's `group` ("troopers" or "terrain"); answers the new entry."""
+        self._check_version(if_match)
+        data = _data(self.scene)
+        data[group].append(fields)
+        self._keep(data, troopers_only=group == "troopers")
+        return _data(self.scene)[group][-1]
+
+    def _remove(self, group: str, index_of, item_id: str, if_match: int | None) -> None:
+        self._check_version(if_match)
+        data = _data(self.scene)
+        del data[group][index_of(item_id)]
+        self._keep(data, troopers_only=group == "troopers")
 
     def _check_version(self, if_match: int | None) -> None:
         if if_match is not None and if_match != self.version:
