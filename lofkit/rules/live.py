@@ -8,8 +8,8 @@ recomputed, and so are the pairs whose corridor a changed trooper is in, except 
 trooper that only leaves a corridor cannot hide a pair that saw, and one that only enters it cannot reveal a pair
 that did not ("every segment ... unobstructed": an obstruction more or less only ever takes sight away or gives it
 back). Every other verdict stands as it was. `LiveMatrix.result.to_dict()` is then exactly `lof.matrix`'s on the
-changed table (a test checks it after random moves); a verdict kept for that reason keeps its earlier evidence
-(witness, blocker counts), so ask `check` for the evidence of a pair.
+changed table (a test checks it after random moves). A matrix's answer shows no evidence, so none is gathered for
+it (no blocker counts; a kept verdict keeps its earlier witness): ask `check` for the evidence of a pair.
 """
 
 from __future__ import annotations
@@ -58,13 +58,19 @@ def affected_pairs(before, after, seen: np.ndarray | None = None) -> np.ndarray:
     return np.column_stack([a[touched], b[touched]])
 
 
+def full_matrix(world) -> MatrixResult:
+    """The whole matrix from scratch, gathering no evidence (no blocker counts): the same answer as `lof.matrix`,
+    which also counts, for each pair without sight, what blocks it."""
+    return MatrixResult(tuple(verdicts(world, ordered_pairs(len(world.troopers)), evidence=False)))
+
+
 class LiveMatrix:
     """The LoF matrix of `world`, kept up to date as its troopers change (`update`)."""
 
     def __init__(self, world):
         self.world = world
-        pairs = ordered_pairs(len(world.troopers))
-        self._verdicts: dict[tuple[int, int], LofVerdict] = dict(zip(map(tuple, pairs.tolist()), verdicts(world, pairs)))
+        pairs = map(tuple, ordered_pairs(len(world.troopers)).tolist())
+        self._verdicts: dict[tuple[int, int], LofVerdict] = dict(zip(pairs, full_matrix(world).verdicts))
 
     def update(self, world) -> int:
         """`world` is this one with troopers moved, turned or otherwise changed (the same troopers, in the same
@@ -75,7 +81,7 @@ class LiveMatrix:
         seen = np.array([self._verdicts[pair].sight for pair in zip(a.tolist(), b.tolist())], dtype=bool)
         pairs = affected_pairs(self.world.troopers, world.troopers, seen)
         both_ways = np.concatenate([pairs, pairs[:, ::-1]])
-        self._verdicts.update(zip(map(tuple, both_ways.tolist()), verdicts(world, both_ways)))
+        self._verdicts.update(zip(map(tuple, both_ways.tolist()), verdicts(world, both_ways, evidence=False)))
         self.world = world
         return len(pairs)
 

@@ -81,13 +81,14 @@ def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]])
 
 
 def verdicts(
-    world, ordered_pairs: Sequence[tuple[int, int]], progress: Progress | None = None
+    world, ordered_pairs: Sequence[tuple[int, int]], progress: Progress | None = None, evidence: bool = True
 ) -> list[LofVerdict]:
-    """LoF for each ordered (shooter, target) pair of trooper indices; sight is computed once per unordered pair."""
+    """LoF for each ordered (shooter, target) pair of trooper indices; sight is computed once per unordered pair.
+    `evidence=False` leaves out the blockers of pairs without sight (what a matrix's answer never shows)."""
     pairs = np.asarray(ordered_pairs, dtype=np.int64).reshape(-1, 2)
     if np.any(pairs[:, 0] == pairs[:, 1]):
         raise LofkitError("a trooper and itself: LoF needs two different troopers")
-    seen = sight(world, pairs, progress)
+    seen = sight(world, pairs, progress, evidence)
     touching: dict[int, list[int]] = {}  # scenery in base contact, per target
     return [_verdict(world, a, b, seen[min(a, b), max(a, b)], touching) for a, b in pairs.tolist()]
 

@@ -4,8 +4,8 @@ counts changes, undo and redo. The HTTP API is a thin layer over a `Session`.
 Every change is checked as a scene file is (`scene_from_data`, then what `World` checks) before it is kept: a
 refused change raises `Refused` with the problems in `lofkit validate`'s words and leaves the scene, the World and
 the version as they were. A change may name the version it was made against (`if_match`); a stale one is refused
-(409). Trooper changes keep the terrain's ray scenes (`World.with_scene`) and bring the matrix up to date pair by
-pair (`rules.live`); terrain changes compile the table again.
+(409). Trooper changes keep the terrain's ray scenes (`World.with_scene`), and the matrix, when next asked for,
+recomputes only the pairs they may have changed (`rules.live`); terrain changes compile the table again.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
 from lofkit.exchange.output import write_scene_file
 from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
-from lofkit.rules.live import LiveMatrix
-from lofkit.rules.lof import check, matrix, sample_segments
+from lofkit.rules.live import LiveMatrix, full_matrix
+from lofkit.rules.lof import check, sample_segments
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
 
@@ -57,7 +57,7 @@ class Session:
     def __init__(self, scene: Scene):
         self._state = _State(scene, World.from_scene(scene))
         self._live: LiveMatrix | None = None
-        """The LoF matrix of the current World, built on first use."""
+        """The LoF matrix of the World it was last asked of (`matrix` brings it up to date)."""
         self.version = 0
         self._undo: list[_State] = []
         self._redo: list[_State] = []
@@ -148,9 +148,12 @@ class Session:
     def matrix(self, recompute_all: bool = False) -> dict:
         """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
         if recompute_all:
-            return matrix(self.world).to_dict()
-        if self._live is None:
-            self._live = LiveMatrix(self.world)
+            return full_matrix(self.world).to_dict()
+        live, world = self._live, self.world
+        if live is None or live.world.pieces is not world.pieces or live.world.troopers.ids != world.troopers.ids:
+            self._live = LiveMatrix(world)  # new terrain, or troopers added or removed: start over
+        elif live.world is not world:
+            live.update(world)  # only troopers changed since it was asked last
         return self._live.result.to_dict()
 
     def aro(self, active: str, path: list[tuple[float, float]] | None = None) -> dict:
@@ -247,13 +250,7 @@ class Session:
         self._become(_State(scene, world))
 
     def _become(self, state: _State) -> None:
-        """Make `state` the current one: the live matrix follows when only troopers changed, else starts over."""
-        live = self._live
-        if live is not None and state.world.pieces is live.world.pieces and \
-                state.world.troopers.ids == live.world.troopers.ids:
-            live.update(state.world)
-        else:
-            self._live = None
+        """Make `state` the current one (the live matrix catches up when it is next asked for)."""
         self._state = state
         self.version += 1
 
