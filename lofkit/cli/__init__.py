@@ -10,8 +10,9 @@ from lofkit.cli.photo import COMMANDS as _PHOTO
 from lofkit.cli.pictures import COMMANDS as _PICTURES
 from lofkit.cli.rules import COMMANDS as _RULES
 from lofkit.cli.scene import COMMANDS as _SCENE
+from lofkit.cli.serve import COMMANDS as _SERVE
 
-for _command in _SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS:
+for _command in _SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS + _SERVE:
     cli.add_command(_command)
 del _command
 

@@ -112,15 +112,20 @@ def router(session: Session, folder: Path, rulings: Path) -> APIRouter:
 
 
 def app(session: Session, folder: Path) -> FastAPI:
-    """A FastAPI application serving the API over `session` (the workbench mounts the same routes), and the ruling
-    pages it writes (in a folder of its own that lives as long as the application)."""
+    """A FastAPI application serving the API over `session` (see `install`)."""
     application = FastAPI()
-    application.state.rulings = tempfile.TemporaryDirectory(prefix="lofkit-rulings-")  # removed at exit
+    install(application, session, folder)
+    return application
+
+
+def install(application: FastAPI, session: Session, folder: Path) -> None:
+    """Serve the API over `session` on `application` (scenes saved in `folder`), the ruling pages it writes (in a
+    folder of its own, removed at exit) under `/rulings`, and the error answers."""
+    application.state.rulings = tempfile.TemporaryDirectory(prefix="lofkit-rulings-")
     rulings = Path(application.state.rulings.name)
     application.include_router(router(session, folder, rulings))
     application.mount("/rulings", StaticFiles(directory=rulings), name="rulings")
     add_error_answers(application)
-    return application
 
 
 def add_error_answers(application: FastAPI) -> None:

@@ -1,0 +1,142 @@
+"""The workbench's page (NiceGUI): the table from above, to scale, with every trooper on it. Tap one trooper, then
+another: the verdict between them, with the picture from the first one's eye. Drag a trooper to move it (a
+position the scene refuses snaps back, with the reason); turn the selected one; undo and redo.
+
+The top view is an SVG in table millimetres (y flipped: the far edge on top): terrain footprints, and each
+trooper's base circle (`data-trooper="ID"`) in its side's colour with a tick towards its facing.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import shapely
+from nicegui import ui
+
+from lofkit.rules.deployment import footprint
+from lofkit.workbench.session import Refused, Session
+
+SIDE_COLOURS = ("#2f6fd6", "#d63a2f", "#2fa34a", "#a23ad6", "#d6902f")
+"""Trooper fills, one per side in order of appearance; neutral troopers are grey."""
+DRAG_MM = 3.0
+"""A press and release on a trooper farther apart than this is a move; closer, it is a tap."""
+TURN_DEGREES = 45.0
+"""How far the turn buttons turn the selected trooper."""
+
+
+def top_view(session: Session, selected: list[str]) -> str:
+    """The SVG content of the top view (table mm, y up the page)."""
+    scene, world = session.scene, session.world
+    depth = scene.table.depth
+    parts = [f'<rect id="table" x="0" y="0" width="{scene.table.width}" height="{depth}" fill="#e9efe4" stroke="#777" '
+             'pointer-events="all"/>']
+    for index in world.blocking_pieces.tolist():
+        shape = footprint(world.pieces[index])
+        for polygon in getattr(shape, "geoms", [shape]):
+            if isinstance(polygon, shapely.Polygon) and not polygon.is_empty:
+                points = " ".join(f"{x:.1f},{depth - y:.1f}" for x, y in polygon.exterior.coords)
+                parts.append(f'<polygon points="{points}" fill="#9a9a92" stroke="#666" pointer-events="none"/>')
+    sides = list(dict.fromkeys(side for side in world.troopers.sides if side is not None))
+    v = world.troopers
+    for i, trooper_id in enumerate(v.ids):
+        x, y = v.centre[i]
+        colour = "#888" if v.sides[i] is None or v.neutral[i] else SIDE_COLOURS[sides.index(v.sides[i]) % 5]
+        stroke = ' stroke="#111" stroke-width="3"' if trooper_id in selected else ' stroke="#222" stroke-width="1"'
+        name = html.escape(trooper_id, quote=True)
+        turn = math.radians(v.facing[i])
+        tip = (x + 1.4 * v.radius[i] * math.cos(turn), depth - (y + 1.4 * v.radius[i] * math.sin(turn)))
+        parts.append(f'<line x1="{x:.1f}" y1="{depth - y:.1f}" x2="{tip[0]:.1f}" y2="{tip[1]:.1f}" stroke="#111" '
+                     'stroke-width="2" pointer-events="none"/>')
+        parts.append(f'<circle id="trooper-{name}" data-trooper="{name}" cx="{x:.1f}" cy="{depth - y:.1f}" '
+                     f'r="{v.radius[i]:.1f}" fill="{colour}"{stroke} pointer-events="all" style="cursor: grab"/>')
+    return "".join(parts)
+
+
+def build_page(session: Session) -> None:
+    """Register the page at `/` (NiceGUI), over `session`."""
+
+    @ui.page("/")
+    def index() -> None:
+        selected: list[str] = []
+        pressed: dict = {}
+        ui.page_title("lofkit workbench")
+        with ui.row().classes("w-full items-center"):
+            ui.label("lofkit workbench").classes("text-lg font-bold")
+            version = ui.label()
+            ui.button("Undo", on_click=lambda: act(session.undo)).props("data-action=undo")
+            ui.button("Redo", on_click=lambda: act(session.redo)).props("data-action=redo")
+            ui.button("Turn left", on_click=lambda: turn(TURN_DEGREES)).props("data-action=turn-left")
+            ui.button("Turn right", on_click=lambda: turn(-TURN_DEGREES)).props("data-action=turn-right")
+        with ui.row().classes("w-full no-wrap max-sm:flex-wrap"):
+            top = ui.interactive_image(size=(session.scene.table.width, session.scene.table.depth), events=[],
+                                       sanitize=False).classes("w-full max-w-[820px]").props("data-view=top")
+            with ui.column().classes("min-w-[300px] max-w-[420px]"):
+                verdict = ui.label("Tap a trooper, then another.").props('data-verdict=""').classes("text-base")
+                details = ui.label().classes("text-sm whitespace-pre-line")
+                eye = ui.image().classes("w-full")
+
+        def refresh() -> None:
+            top.content = top_view(session, selected)
+            version.text = f"version {session.version}"
+
+        def act(change) -> bool:
+            try:
+                change()
+            except Refused as exc:
+                reasons = "; ".join(f"{p['where']}: {p['message']}" for p in exc.to_dict()["problems"])
+                ui.notify(f"{exc}{': ' + reasons if reasons else ''}", type="warning")
+                refresh()
+                return False
+            refresh()
+            if len(selected) == 2:
+                show_verdict()
+            return True
+
+        def turn(degrees: float) -> None:
+            if selected:
+                index = session.world.troopers.index(selected[0])
+                act(lambda: session.change_trooper(selected[0], {
+                    "facing": float((session.world.troopers.facing[index] + degrees) % 360)}))
+
+        def show_verdict() -> None:
+            shooter, target = selected
+            answer = session.check(shooter, target)
+            verdict.text = answer["reason"]
+            verdict.props(f'data-verdict={"lof" if answer["lof"] else "no-lof"}')
+            details.text = (f"distance {answer['distance_mm']:.1f} mm ({answer['distance_in']:.2f}\"), range band "
+                            f"{answer['range_band']}\nin ZoC: {'yes' if answer['in_zoc'] else 'no'}; cover: "
+                            f"{'yes' if answer.get('cover') else 'no'}; visibility MOD {answer.get('visibility_mod', 0)}")
+            eye.set_source(f"/api/picture.png?view=eye&shooter={shooter}&target={target}&v={session.version}")
+
+        def tap(trooper_id: str) -> None:
+            if len(selected) != 1 or selected[0] == trooper_id:
+                selected[:] = [trooper_id]
+                verdict.text = f"{trooper_id}: now tap its target."
+                verdict.props('data-verdict=""')
+            else:
+                selected.append(trooper_id)
+                show_verdict()
+            refresh()
+
+        def down(event) -> None:
+            element = event.args.get("element_id", "")
+            if element.startswith("trooper-"):
+                pressed.update(trooper=element[len("trooper-"):], x=event.args["image_x"], y=event.args["image_y"])
+
+        def up(event) -> None:
+            trooper = pressed.pop("trooper", None)
+            if trooper is None:
+                return
+            x, y = event.args["image_x"], event.args["image_y"]
+            if math.hypot(x - pressed["x"], y - pressed["y"]) <= DRAG_MM:
+                tap(trooper)
+                return
+            index = session.world.troopers.index(trooper)
+            cx, cy = session.world.troopers.centre[index]
+            position = [round(float(cx + x - pressed["x"]), 1), round(float(cy - (y - pressed["y"])), 1)]
+            act(lambda: session.change_trooper(trooper, {"position": position}))
+
+        top.on("svg:pointerdown", down)
+        top.on("svg:pointerup", up)
+        refresh()
