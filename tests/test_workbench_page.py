@@ -1,4 +1,5 @@
-"""The workbench's page in Debian's Chromium: `lofkit serve` on table-b, tap two troopers and read the verdict,
+"""The workbench's page in Debian's Chromium: `lofkit serve` on table-b, tap one trooper and see who sees whom,
+tap another and read the verdict,
 drag a trooper and see the API's scene change, turn one, undo; the same on a 390 x 844 touch screen (taps by touch;
 Playwright has no touch drag)."""
 
@@ -11,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from lofkit.workbench.page import who_sees
 from tests.helpers import REPO
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
@@ -68,6 +70,11 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         page.goto(workbench)
         page.wait_for_selector('[data-trooper="blue-1"]')
         for trooper_id in ("blue-1", "red-1"):
+            if trooper_id == "red-1":  # blue-1 alone is selected: rings mark who sees whom, as the matrix says
+                page.wait_for_selector('[data-sees]')
+                rings = {e.get_attribute("data-of"): e.get_attribute("data-sees")
+                         for e in page.query_selector_all("[data-sees]")}
+                assert rings == who_sees(_api(workbench, "/api/matrix"), "blue-1") != {}
             x, y = _centre(page, trooper_id)
             if phone:
                 page.touchscreen.tap(x, y)
@@ -109,3 +116,10 @@ def test_serve_refuses_what_it_cannot_open(tmp_path, run_cli):
                           (tmp_path / "save.json", "import-tts")):
         result = run_cli("serve", target, "--no-browser")
         assert result.exit_code == 2 and words in result.stderr and "Traceback" not in result.stderr, result.output
+
+
+def test_who_sees_whom_reads_both_ways_of_the_matrix():
+    pairs = [("a", "b", True), ("b", "a", True), ("a", "c", True), ("c", "a", False), ("d", "a", True),
+             ("a", "d", False), ("b", "c", True)]
+    matrix = {"pairs": [{"shooter": s, "target": t, "lof": lof} for s, t, lof in pairs]}
+    assert who_sees(matrix, "a") == {"b": "both", "c": "from", "d": "to"}

@@ -1,5 +1,6 @@
-"""The workbench's page (NiceGUI): the table from above, to scale, with every trooper on it. Tap one trooper, then
-another: the verdict between them, with the picture from the first one's eye. Drag a trooper to move it (a
+"""The workbench's page (NiceGUI): the table from above, to scale, with every trooper on it. Tap one trooper: rings
+mark who has LoF to it and from it; tap another: the verdict between them, with the picture from the first one's
+eye. Drag a trooper to move it (a
 position the scene refuses snaps back, with the reason); turn the selected one; undo and redo.
 
 The top view is an SVG in table millimetres (y flipped: the far edge on top): terrain footprints, and each
@@ -25,8 +26,19 @@ TURN_DEGREES = 45.0
 """How far the turn buttons turn the selected trooper."""
 
 
-def top_view(session: Session, selected: list[str]) -> str:
-    """The SVG content of the top view (table mm, y up the page)."""
+SEES_COLOURS = {"to": "#e08a00", "from": "#15a34a", "both": "#7c3aed"}
+"""Rings around the troopers with LoF to the selected one ("to"), from it ("from") or both."""
+
+
+def who_sees(matrix: dict, trooper_id: str) -> dict[str, str]:
+    """Troopers with LoF to `trooper_id` ("to"), from it ("from") or both, from a matrix answer (`lofkit matrix`)."""
+    to = {p["shooter"] for p in matrix["pairs"] if p["target"] == trooper_id and p["lof"]}
+    seen = {p["target"] for p in matrix["pairs"] if p["shooter"] == trooper_id and p["lof"]}
+    return {t: "both" if t in to and t in seen else "to" if t in to else "from" for t in to | seen}
+
+
+def top_view(session: Session, selected: list[str], sees: dict[str, str] | None = None) -> str:
+    """The SVG content of the top view (table mm, y up the page); `sees` rings the troopers `who_sees` names."""
     scene, world = session.scene, session.world
     depth = scene.table.depth
     parts = [f'<rect id="table" x="0" y="0" width="{scene.table.width}" height="{depth}" fill="#e9efe4" stroke="#777" '
@@ -44,6 +56,10 @@ def top_view(session: Session, selected: list[str]) -> str:
         colour = "#888" if v.sides[i] is None or v.neutral[i] else SIDE_COLOURS[sides.index(v.sides[i]) % 5]
         stroke = ' stroke="#111" stroke-width="3"' if trooper_id in selected else ' stroke="#222" stroke-width="1"'
         name = html.escape(trooper_id, quote=True)
+        if sees and trooper_id in sees:
+            parts.append(f'<circle data-sees="{sees[trooper_id]}" data-of="{name}" cx="{x:.1f}" cy="{depth - y:.1f}" '
+                         f'r="{v.radius[i] + 5:.1f}" fill="none" stroke="{SEES_COLOURS[sees[trooper_id]]}" '
+                         'stroke-width="4" pointer-events="none"/>')
         turn = math.radians(v.facing[i])
         tip = (x + 1.4 * v.radius[i] * math.cos(turn), depth - (y + 1.4 * v.radius[i] * math.sin(turn)))
         parts.append(f'<line x1="{x:.1f}" y1="{depth - y:.1f}" x2="{tip[0]:.1f}" y2="{tip[1]:.1f}" stroke="#111" '
@@ -60,6 +76,7 @@ def build_page(session: Session) -> None:
     def index() -> None:
         selected: list[str] = []
         pressed: dict = {}
+        sees: dict[str, str] = {}
         ui.page_title("lofkit workbench")
         with ui.row().classes("w-full items-center"):
             ui.label("lofkit workbench").classes("text-lg font-bold")
@@ -77,7 +94,10 @@ def build_page(session: Session) -> None:
                 eye = ui.image().classes("w-full")
 
         def refresh() -> None:
-            top.content = top_view(session, selected)
+            if len(selected) == 1:  # who sees whom: the troopers with LoF to it and from it
+                sees.clear()
+                sees.update(who_sees(session.matrix(), selected[0]))
+            top.content = top_view(session, selected, sees if len(selected) == 1 else None)
             version.text = f"version {session.version}"
 
         def act(change) -> bool:
@@ -112,7 +132,8 @@ def build_page(session: Session) -> None:
         def tap(trooper_id: str) -> None:
             if len(selected) != 1 or selected[0] == trooper_id:
                 selected[:] = [trooper_id]
-                verdict.text = f"{trooper_id}: now tap its target."
+                verdict.text = (f"{trooper_id}: now tap its target. Rings: LoF to it (orange), from it (green), "
+                                "both (purple).")
                 verdict.props('data-verdict=""')
             else:
                 selected.append(trooper_id)
