@@ -1,5 +1,5 @@
 """The workbench's page in Debian's Chromium: `lofkit serve` on table-b, tap one trooper and see who sees whom,
-tap another and read the verdict,
+tap another and read the verdict and its evidence (the witness line; for a hidden pair, what blocks),
 drag a trooper and see the API's scene change, turn one, undo; the same on a 390 x 844 touch screen (taps by touch;
 Playwright has no touch drag)."""
 
@@ -57,6 +57,18 @@ def _centre(page, trooper_id: str) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
+def tap(page, trooper_id: str, touch: bool) -> None:
+    """Tap a trooper's base, by touch or with the mouse."""
+    x, y = _centre(page, trooper_id)
+    if touch:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.up()
+    page.wait_for_timeout(300)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
 def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
@@ -75,19 +87,22 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
                 rings = {e.get_attribute("data-of"): e.get_attribute("data-sees")
                          for e in page.query_selector_all("[data-sees]")}
                 assert rings == who_sees(_api(workbench, "/api/matrix"), "blue-1") != {}
-            x, y = _centre(page, trooper_id)
-            if phone:
-                page.touchscreen.tap(x, y)
-            else:
-                page.mouse.move(x, y)
-                page.mouse.down()
-                page.mouse.up()
-            page.wait_for_timeout(300)
+            tap(page, trooper_id, phone)
         page.wait_for_function("document.querySelector('[data-verdict]').dataset.verdict !== ''")
         shown = page.get_attribute("[data-verdict]", "data-verdict")
         expected = _api(workbench, "/api/check?shooter=blue-1&target=red-1")["lof"]
         assert shown == ("lof" if expected else "no-lof")
+        assert page.query_selector('[data-witness="blue-1"]') or page.query_selector('[data-witness="red-1"]')
         page.screenshot(path=str(tmp_path / "workbench.png"))
+
+        hidden = next(p["target"] for p in _api(workbench, "/api/matrix")["pairs"]
+                      if p["shooter"] == "blue-1" and not p["sight"])
+        for trooper_id in ("blue-1", hidden):
+            tap(page, trooper_id, phone)
+        page.wait_for_function("document.querySelector('[data-verdict]').dataset.verdict === 'no-lof'")
+        blockers = {b["id"] for b in _api(workbench, f"/api/check?shooter=blue-1&target={hidden}")["blockers"]}
+        page.wait_for_selector("[data-blocker]")
+        assert {e.get_attribute("data-blocker") for e in page.query_selector_all("[data-blocker]")} == blockers
 
         before = _trooper(workbench, "blue-2")["position"]
         x, y = _centre(page, "blue-2")

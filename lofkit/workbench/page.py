@@ -1,6 +1,6 @@
 """The workbench's page (NiceGUI): the table from above, to scale, with every trooper on it. Tap one trooper: rings
-mark who has LoF to it and from it; tap another: the verdict between them, with the picture from the first one's
-eye. Drag a trooper to move it (a
+mark who has LoF to it and from it; tap another: the verdict between them, its evidence drawn (the line from the
+eye to the seen square, or what blocks, outlined), and the picture from the first one's eye. Drag a trooper to move it (a
 position the scene refuses snaps back, with the reason); turn the selected one; undo and redo.
 
 The top view is an SVG in table millimetres (y flipped: the far edge on top): terrain footprints, and each
@@ -37,8 +37,11 @@ def who_sees(matrix: dict, trooper_id: str) -> dict[str, str]:
     return {t: "both" if t in to and t in seen else "to" if t in to else "from" for t in to | seen}
 
 
-def top_view(session: Session, selected: list[str], sees: dict[str, str] | None = None) -> str:
-    """The SVG content of the top view (table mm, y up the page); `sees` rings the troopers `who_sees` names."""
+def top_view(session: Session, selected: list[str], sees: dict[str, str] | None = None,
+             ruling: dict | None = None) -> str:
+    """The SVG content of the top view (table mm, y up the page); `sees` rings the troopers `who_sees` names, and
+    `ruling` (a `check` answer) draws its evidence: the line from the eye to the seen square, or what blocks."""
+    blockers = {b["id"] for b in ruling["blockers"]} if ruling else set()
     scene, world = session.scene, session.world
     depth = scene.table.depth
     parts = [f'<rect id="table" x="0" y="0" width="{scene.table.width}" height="{depth}" fill="#e9efe4" stroke="#777" '
@@ -48,7 +51,10 @@ def top_view(session: Session, selected: list[str], sees: dict[str, str] | None 
         for polygon in getattr(shape, "geoms", [shape]):
             if isinstance(polygon, shapely.Polygon) and not polygon.is_empty:
                 points = " ".join(f"{x:.1f},{depth - y:.1f}" for x, y in polygon.exterior.coords)
-                parts.append(f'<polygon points="{points}" fill="#9a9a92" stroke="#666" pointer-events="none"/>')
+                piece_id = world.pieces[index].id
+                marked = (f' data-blocker="{html.escape(piece_id, quote=True)}" stroke="#e08a00" stroke-width="4"'
+                          if piece_id in blockers else ' stroke="#666"')
+                parts.append(f'<polygon points="{points}" fill="#9a9a92"{marked} pointer-events="none"/>')
     sides = list(dict.fromkeys(side for side in world.troopers.sides if side is not None))
     v = world.troopers
     for i, trooper_id in enumerate(v.ids):
@@ -56,6 +62,8 @@ def top_view(session: Session, selected: list[str], sees: dict[str, str] | None 
         colour = "#888" if v.sides[i] is None or v.neutral[i] else SIDE_COLOURS[sides.index(v.sides[i]) % 5]
         stroke = ' stroke="#111" stroke-width="3"' if trooper_id in selected else ' stroke="#222" stroke-width="1"'
         name = html.escape(trooper_id, quote=True)
+        if trooper_id in blockers:
+            stroke = f' data-blocker="{name}" stroke="#e08a00" stroke-width="4"'
         if sees and trooper_id in sees:
             parts.append(f'<circle data-sees="{sees[trooper_id]}" data-of="{name}" cx="{x:.1f}" cy="{depth - y:.1f}" '
                          f'r="{v.radius[i] + 5:.1f}" fill="none" stroke="{SEES_COLOURS[sees[trooper_id]]}" '
@@ -66,6 +74,12 @@ def top_view(session: Session, selected: list[str], sees: dict[str, str] | None 
                      'stroke-width="2" pointer-events="none"/>')
         parts.append(f'<circle id="trooper-{name}" data-trooper="{name}" cx="{x:.1f}" cy="{depth - y:.1f}" '
                      f'r="{v.radius[i]:.1f}" fill="{colour}"{stroke} pointer-events="all" style="cursor: grab"/>')
+    if ruling and ruling["witness"]:
+        (ex, ey, _), (px, py, _) = ruling["witness"]["eye"], ruling["witness"]["patch_centre"]
+        parts.append(f'<line data-witness="{html.escape(ruling["witness"]["eye_of"], quote=True)}" x1="{ex:.1f}" '
+                     f'y1="{depth - ey:.1f}" x2="{px:.1f}" y2="{depth - py:.1f}" stroke="#15a34a" stroke-width="3" '
+                     'pointer-events="none"/>')
+        parts.append(f'<circle cx="{ex:.1f}" cy="{depth - ey:.1f}" r="3" fill="#15a34a" pointer-events="none"/>')
     return "".join(parts)
 
 
@@ -77,6 +91,7 @@ def build_page(session: Session) -> None:
         selected: list[str] = []
         pressed: dict = {}
         sees: dict[str, str] = {}
+        shown: dict = {}  # the ruling between the two selected troopers
         ui.page_title("lofkit workbench")
         with ui.row().classes("w-full items-center"):
             ui.label("lofkit workbench").classes("text-lg font-bold")
@@ -97,7 +112,8 @@ def build_page(session: Session) -> None:
             if len(selected) == 1:  # who sees whom: the troopers with LoF to it and from it
                 sees.clear()
                 sees.update(who_sees(session.matrix(), selected[0]))
-            top.content = top_view(session, selected, sees if len(selected) == 1 else None)
+            top.content = top_view(session, selected, sees if len(selected) == 1 else None,
+                                   shown.get("ruling") if len(selected) == 2 else None)
             version.text = f"version {session.version}"
 
         def act(change) -> bool:
@@ -122,6 +138,8 @@ def build_page(session: Session) -> None:
         def show_verdict() -> None:
             shooter, target = selected
             answer = session.check(shooter, target)
+            shown["ruling"] = answer
+            top.content = top_view(session, selected, ruling=answer)
             verdict.text = answer["reason"]
             verdict.props(f'data-verdict={"lof" if answer["lof"] else "no-lof"}')
             details.text = (f"distance {answer['distance_mm']:.1f} mm ({answer['distance_in']:.2f}\"), range band "
