@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+from urllib.parse import urlencode
 
 import shapely
 from nicegui import ui
@@ -137,7 +138,11 @@ def build_page(session: Session) -> None:
 
         def show_verdict() -> None:
             shooter, target = selected
-            answer = session.check(shooter, target)
+            try:
+                answer = session.check(shooter, target)
+            except Refused:  # one of them was removed meanwhile
+                selected.clear()
+                return
             shown["ruling"] = answer
             top.content = top_view(session, selected, ruling=answer)
             verdict.text = answer["reason"]
@@ -145,7 +150,8 @@ def build_page(session: Session) -> None:
             details.text = (f"distance {answer['distance_mm']:.1f} mm ({answer['distance_in']:.2f}\"), range band "
                             f"{answer['range_band']}\nin ZoC: {'yes' if answer['in_zoc'] else 'no'}; cover: "
                             f"{'yes' if answer.get('cover') else 'no'}; visibility MOD {answer.get('visibility_mod', 0)}")
-            eye.set_source(f"/api/picture.png?view=eye&shooter={shooter}&target={target}&v={session.version}")
+            query = urlencode({"view": "eye", "shooter": shooter, "target": target, "v": session.version})
+            eye.set_source(f"/api/picture.png?{query}")
 
         def tap(trooper_id: str) -> None:
             if len(selected) != 1 or selected[0] == trooper_id:
