@@ -1,7 +1,7 @@
 """What the workbench (`lofkit serve`, to come) must answer fast after a trooper moves, on the live engine it will
 keep (`lofkit.rules.live`), on examples/tables/table-b.yaml (33 volumes, 44 pieces):
 1. the full LoF matrix from scratch, best of 3, as `GET /api/matrix?recompute=all` computes it (no evidence: the
-   answer shows none; `live.full_matrix`): the baseline; and as `lofkit matrix` computes it (counting the blockers
+   answer shows none; `lof.matrix(world, evidence=False)`): the baseline; and as `lofkit matrix` computes it (counting the blockers
    of every pair without sight), for comparison;
 2. for seeded random moves (a trooper to a random spot on the table clear of solid scenery, or up to 6 inches
    from where it stood, facing a random way): the new World
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from lofkit import World, check, load_scene
-from lofkit.rules.live import LiveMatrix, full_matrix
+from lofkit.rules.live import LiveMatrix
 from lofkit.rules.lof import matrix
 
 TABLE = Path(__file__).resolve().parent.parent / "examples" / "tables" / "table-b.yaml"
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     world = World.from_scene(load_scene(TABLE))
     world.convex_parts
-    full = min(timed(lambda: full_matrix(world))[1] for _ in range(3))
+    full = min(timed(lambda: matrix(world, evidence=False))[1] for _ in range(3))
     with_evidence = min(timed(lambda: matrix(world))[1] for _ in range(3))
     n = len(world.troopers)
     print(f"{TABLE.name}: {n} troopers, {n * (n - 1) // 2} unordered pairs")

@@ -150,10 +150,12 @@ def test_faces_turned_the_wrong_way_make_no_boxes():
     assert len(parts.boxes) == 0 and parts.skipped_faces == len(faces)
 
 
-@given(st.floats(0.2, 4), st.floats(0.2, 4), st.floats(0.2, 4), st.floats(-720, 720), st.floats(-500, 500))
-def test_placed_boxes_are_the_boxes_moved(sx, sy, sz, degrees, shift):
-    """Half-spaces of a placed box hold the placed corners on their planes and points just outside beyond them."""
-    transform = trimesh.transformations.rotation_matrix(np.radians(degrees), [0, 0, 1])
+@given(st.floats(0.2, 4), st.floats(0.2, 4), st.floats(0.2, 4), st.floats(-720, 720), st.floats(-500, 500),
+       st.floats(-180, 180), st.floats(-180, 180))
+def test_placed_boxes_are_the_boxes_moved(sx, sy, sz, degrees, shift, tilt_x, tilt_y):
+    """Half-spaces of a placed box hold the placed corners on their planes and points just outside beyond them, for
+    pieces turned about z and tilted or flipped about x and y (`terrain.placement`)."""
+    transform = trimesh.transformations.euler_matrix(*np.radians([tilt_x, tilt_y, degrees]), axes="sxyz")
     transform[:3, :3] = transform[:3, :3] @ np.diag([sx, -sy, sz])
     transform[:3, 3] = [shift, -shift / 2, 3.0]
     boxes = np.array([[-1.0, 2.0, 0.0, 3.0, 5.0, 4.0]])

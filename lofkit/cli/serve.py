@@ -17,7 +17,7 @@ READY = "lofkit workbench: http://{host}:{port}/"
 def _scene(source: str | None):
     """The scene to open: a scene file, the folder `lofkit photo` wrote, or an empty 48" x 48" table."""
     if source is None:
-        return scene_from_data({"lofkit": 1, "table": {"width": "48in", "depth": "48in"}}), Path.cwd()
+        return scene_from_data({"lofkit": 1}), Path.cwd()  # the default table is 48" x 48"
     path = Path(source)
     if path.is_dir():
         path = path / "scene.yaml"

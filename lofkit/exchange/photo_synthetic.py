@@ -154,24 +154,23 @@ def _scene_meshes(miniatures, boxes):
 
 
 def _rim_seen(miniatures, meshes, camera: np.ndarray, samples: int = 72) -> tuple[float, ...]:
-    """Share of each base's top rim (points 0.05 mm outside it, at the base's top) with a clear line to the camera."""
+    """Share of each base's top rim (points 0.05 mm outside it, at the base's top) with a clear line to the camera
+    (one occlusion query for every rim point, through the ray back-end the sight search uses)."""
     import trimesh
 
-    scene = trimesh.util.concatenate([trimesh.Trimesh(m.points, m.faces.reshape(-1, 4)[:, 1:], process=False)
-                                      for m, _ in meshes])
+    from lofkit.ray import backend
+
+    rays = backend()([trimesh.Trimesh(m.points, m.faces.reshape(-1, 4)[:, 1:], process=False) for m, _ in meshes])
     angles = np.linspace(0, 2 * np.pi, samples, endpoint=False)
-    seen = []
-    for m in miniatures:
-        reach = m.diameter / 2 + 0.05
-        points = np.column_stack([m.x + reach * np.cos(angles), m.y + reach * np.sin(angles),
-                                  np.full(samples, m.z + BASE_HEIGHT - 0.05)])
-        towards = camera - points
-        lengths = np.linalg.norm(towards, axis=1)
-        hits, rays, _ = scene.ray.intersects_location(points, towards / lengths[:, None], multiple_hits=False)
-        blocked = np.zeros(samples, dtype=bool)
-        blocked[rays[np.linalg.norm(hits - points[rays], axis=1) < lengths[rays]]] = True
-        seen.append(float(1 - blocked.mean()))
-    return tuple(seen)
+    reach = np.array([m.diameter / 2 + 0.05 for m in miniatures])[:, None]
+    points = np.stack([np.array([m.x for m in miniatures])[:, None] + reach * np.cos(angles),
+                       np.array([m.y for m in miniatures])[:, None] + reach * np.sin(angles),
+                       np.broadcast_to(np.array([m.z + BASE_HEIGHT - 0.05 for m in miniatures])[:, None],
+                                       reach.shape[:1] + angles.shape)], axis=-1).reshape(-1, 3)
+    towards = camera - points
+    lengths = np.linalg.norm(towards, axis=1)
+    blocked = rays.occluded(points, towards / lengths[:, None], lengths).reshape(len(miniatures), samples)
+    return tuple(float(share) for share in 1 - blocked.mean(axis=1))
 
 
 def perspective_photo(

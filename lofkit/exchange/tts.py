@@ -166,7 +166,13 @@ class Candidate:
         if self.vertices is None:
             return self.t["posY"]
         scale = np.array([self.t["scaleX"], self.t["scaleZ"], self.t["scaleY"]])
-        return self.t["posY"] + float(((self.vertices * scale) @ (self.rotation @ HALF_TURN)[2]).min())
+        return self.t["posY"] + float(((self.vertices * scale) @ self.turn[2]).min())
+
+    @property
+    def turn(self) -> np.ndarray:
+        """How its cached mesh (read as `_vertices_or_none` reads it) is turned on the table: the Euler rotation after
+        the OBJ's half turn (the module docstring's "Meshes")."""
+        return self.rotation @ HALF_TURN
 
     def xy(self, table_in: tuple[float, float]) -> tuple[float, float]:
         """Scene (x, y) in inches: TTS X and Z with the table's corner, not its centre, at the origin."""
@@ -223,7 +229,7 @@ def terrain_entry(piece: Candidate, table_in: tuple[float, float], table_top: fl
         "mesh_units": "in",
         "up_axis": "y",
         "position": [round(v, 6) for v in (*piece.xy(table_in), piece.t["posY"] - table_top)],
-        "rotation": scene_turn(piece.rotation @ HALF_TURN),
+        "rotation": scene_turn(piece.turn),
         "scale": scale[0] if max(scale) - min(scale) <= SAME_SCALE else scale,
     }
 

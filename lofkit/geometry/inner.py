@@ -333,8 +333,8 @@ def boxes_at(parts: MeshParts, points: np.ndarray, directions: np.ndarray) -> np
 
 
 def placed_boxes(boxes: np.ndarray, transform: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Boxes (k, 6) placed by `transform` (4 x 4, a linear part that keeps boxes boxes: scale then rotate about
-    z), as half-spaces (k, 6, 4) (unit normal, offset: normal . x <= offset) and axis-aligned bounds (k, 6)."""
+    """Boxes (k, 6) placed by `transform` (4 x 4: a scale along the box axes, then any turn, then a shift; boxes stay
+    boxes), as half-spaces (k, 6, 4) (unit normal, offset: normal . x <= offset) and axis-aligned bounds (k, 6)."""
     linear, shift = transform[:3, :3], transform[:3, 3]
     local = np.concatenate([-np.eye(3), np.eye(3)])  # the box's outward normals: -x, -y, -z, +x, +y, +z
     offsets = np.hstack([-boxes[:, :3], boxes[:, 3:]])  # (k, 6)

@@ -14,28 +14,24 @@ it (no blocker counts; a kept verdict keeps its earlier witness): ask `check` fo
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from lofkit.rules.lof import verdicts
+from lofkit.rules.lof import every_ordered_pair, matrix, verdicts
 from lofkit.rules.results import LofVerdict, MatrixResult
 from lofkit.sight.obstruction import in_corridor
 
 
-def ordered_pairs(count: int) -> np.ndarray:
-    """Every ordered pair of distinct troopers (n(n-1), 2), in the order `lof.matrix` answers them."""
-    a, b = np.nonzero(~np.eye(count, dtype=bool))
-    return np.column_stack([a, b])
-
-
 def changed_troopers(before, after) -> np.ndarray:
-    """Troopers whose volumes differ between `before` and `after` (two `Volumes` of the same troopers)."""
-    fields = ("centre", "z", "radius", "height", "facing", "neutral", "marker", "moving", "engaged", "prone",
-              "blocks_lof")
+    """Troopers whose volumes differ in any field between `before` and `after` (two `Volumes` of the same troopers,
+    in the same order)."""
     differ = np.zeros(len(after), dtype=bool)
-    for name in fields:
-        old, new = getattr(before, name), getattr(after, name)
-        differ |= (old != new).reshape(len(after), -1).any(axis=1)
-    return np.flatnonzero(differ | (np.array(before.sides, dtype=object) != np.array(after.sides, dtype=object)))
+    for field in dataclasses.fields(after):
+        if field.compare:
+            old, new = (np.asarray(getattr(v, field.name), dtype=object) for v in (before, after))
+            differ |= (old != new).reshape(len(after), -1).any(axis=1)
+    return np.flatnonzero(differ)
 
 
 def affected_pairs(before, after, seen: np.ndarray | None = None) -> np.ndarray:
@@ -58,19 +54,13 @@ def affected_pairs(before, after, seen: np.ndarray | None = None) -> np.ndarray:
     return np.column_stack([a[touched], b[touched]])
 
 
-def full_matrix(world) -> MatrixResult:
-    """The whole matrix from scratch, gathering no evidence (no blocker counts): the same answer as `lof.matrix`,
-    which also counts, for each pair without sight, what blocks it."""
-    return MatrixResult(tuple(verdicts(world, ordered_pairs(len(world.troopers)), evidence=False)))
-
-
 class LiveMatrix:
     """The LoF matrix of `world`, kept up to date as its troopers change (`update`)."""
 
     def __init__(self, world):
         self.world = world
-        pairs = map(tuple, ordered_pairs(len(world.troopers)).tolist())
-        self._verdicts: dict[tuple[int, int], LofVerdict] = dict(zip(pairs, full_matrix(world).verdicts))
+        pairs = map(tuple, every_ordered_pair(len(world.troopers)).tolist())
+        self._verdicts: dict[tuple[int, int], LofVerdict] = dict(zip(pairs, matrix(world, evidence=False).verdicts))
 
     def update(self, world) -> int:
         """`world` is this one with troopers moved, turned or otherwise changed (the same troopers, in the same
@@ -88,5 +78,5 @@ class LiveMatrix:
     @property
     def result(self) -> MatrixResult:
         """The matrix, as `lof.matrix` answers it (see the module docstring for the evidence of kept verdicts)."""
-        return MatrixResult(tuple(self._verdicts[pair] for pair in map(tuple, ordered_pairs(len(self.world.troopers))
-                                                                        .tolist())))
+        pairs = every_ordered_pair(len(self.world.troopers)).tolist()
+        return MatrixResult(tuple(self._verdicts[pair] for pair in map(tuple, pairs)))

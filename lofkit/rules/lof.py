@@ -99,11 +99,16 @@ def check(world, shooter: str, target: str) -> LofVerdict:
     return verdicts(world, [(v.index(shooter), v.index(target))])[0]
 
 
-def matrix(world, progress: Progress | None = None) -> MatrixResult:
-    """LoF for every ordered pair of distinct troopers."""
-    n = len(world.troopers)
-    a, b = np.nonzero(~np.eye(n, dtype=bool))
-    return MatrixResult(tuple(verdicts(world, np.column_stack([a, b]), progress)))
+def every_ordered_pair(count: int) -> np.ndarray:
+    """Every ordered pair of `count` distinct troopers (n(n-1), 2), shooter by shooter: the order of `matrix`."""
+    a, b = np.nonzero(~np.eye(count, dtype=bool))
+    return np.column_stack([a, b])
+
+
+def matrix(world, progress: Progress | None = None, evidence: bool = True) -> MatrixResult:
+    """LoF for every ordered pair of distinct troopers; `evidence=False` leaves out the blockers of pairs without
+    sight (which the matrix's answer, `to_dict()`, never shows)."""
+    return MatrixResult(tuple(verdicts(world, every_ordered_pair(len(world.troopers)), progress, evidence)))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from lofkit.errors import LofkitError
+from lofkit.errors import LofkitError, Problem
 from lofkit.rules.aro import parse_path
 from lofkit.workbench.session import Refused, Session
 
@@ -136,10 +136,10 @@ def add_error_answers(application: FastAPI) -> None:
         return JSONResponse(exc.to_dict(), status_code=exc.status)
 
     @application.exception_handler(RequestValidationError)
-    async def malformed(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [{"where": ".".join(str(part) for part in error.get("loc", ())), "message": error.get("msg", "")}
+    async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [Problem(".".join(str(part) for part in error.get("loc", ())), error.get("msg", ""))
                     for error in exc.errors()]
-        return JSONResponse({"error": "malformed request", "problems": problems}, status_code=400)
+        return await refused(request, Refused(400, "malformed request", problems))
 
     @application.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -121,7 +121,7 @@ def build_page(session: Session) -> None:
             try:
                 change()
             except Refused as exc:
-                reasons = "; ".join(f"{p['where']}: {p['message']}" for p in exc.to_dict()["problems"])
+                reasons = "; ".join(f"{p.where}: {p.message}" for p in exc.problems)
                 ui.notify(f"{exc}{': ' + reasons if reasons else ''}", type="warning")
                 refresh()
                 return False

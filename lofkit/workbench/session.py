@@ -13,17 +13,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-
-import yaml
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
 from lofkit.exchange.output import write_scene_file
 from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
-from lofkit.rules.live import LiveMatrix, full_matrix
-from lofkit.rules.lof import check, sample_segments
+from lofkit.rules.live import LiveMatrix
+from lofkit.rules.lof import check, matrix, sample_segments
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
 
@@ -40,35 +37,24 @@ class Refused(LofkitError):
         super().__init__(message)
 
     def to_dict(self) -> dict:
-        return {"error": str(self), "problems": [{"where": p.where, "message": p.message} for p in self.problems]}
-
-
-@dataclass(frozen=True)
-class _State:
-    """A scene with its World."""
-
-    scene: Scene
-    world: World
+        return {"error": str(self), "problems": [problem.to_dict() for problem in self.problems]}
 
 
 class Session:
     """The table being edited (see the module docstring)."""
 
     def __init__(self, scene: Scene):
-        self._state = _State(scene, World.from_scene(scene))
+        self.world = World.from_scene(scene)
+        """The table as it is now (its scene is `world.scene`)."""
         self._live: LiveMatrix | None = None
         """The LoF matrix of the World it was last asked of (`matrix` brings it up to date)."""
         self.version = 0
-        self._undo: list[_State] = []
-        self._redo: list[_State] = []
+        self._undo: list[World] = []
+        self._redo: list[World] = []
 
     @property
     def scene(self) -> Scene:
-        return self._state.scene
-
-    @property
-    def world(self) -> World:
-        return self._state.world
+        return self.world.scene
 
     def document(self) -> dict:
         """The scene as a scene file would hold it (lengths in mm) and the version (`GET /api/scene`)."""
@@ -118,14 +104,14 @@ class Session:
         """Step back one change (409 when there is none)."""
         if not self._undo:
             raise Refused(409, "nothing to undo")
-        self._redo.append(self._state)
+        self._redo.append(self.world)
         self._become(self._undo.pop())
 
     def redo(self) -> None:
         """Step forward again (409 when nothing was undone since the last change)."""
         if not self._redo:
             raise Refused(409, "nothing to redo")
-        self._undo.append(self._state)
+        self._undo.append(self.world)
         self._become(self._redo.pop())
 
     def save(self, folder: Path, name: str, force: bool = False) -> Path:
@@ -148,7 +134,7 @@ class Session:
     def matrix(self, recompute_all: bool = False) -> dict:
         """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
         if recompute_all:
-            return full_matrix(self.world).to_dict()
+            return matrix(self.world, evidence=False).to_dict()
         live, world = self._live, self.world
         if live is None or live.world.pieces is not world.pieces or live.world.troopers.ids != world.troopers.ids:
             self._live = LiveMatrix(world)  # new terrain, or troopers added or removed: start over
@@ -189,7 +175,7 @@ class Session:
         self._answer(lambda: [self.world.troopers.index(t) for t in (shooter, target)])  # unknown: 404 first
         folder.mkdir(parents=True, exist_ok=True)
         scene = folder / "scene.yaml"
-        scene.write_text(yaml.safe_dump(_data(self.scene, absolute=True), sort_keys=False), encoding="utf-8")
+        write_scene_file(_data(self.scene, absolute=True), scene)
         page = folder / "page"
         done = subprocess.run([sys.executable, "-m", "lofkit", "report", str(scene), shooter, target, "-o", str(page)],
                               capture_output=True, text=True)
@@ -245,13 +231,13 @@ class Session:
             world = self.world.with_scene(scene) if troopers_only else World.from_scene(scene)
         except SceneError as exc:
             raise Refused(422, "the change would make the scene invalid", exc.problems) from None
-        self._undo.append(self._state)
+        self._undo.append(self.world)
         self._redo.clear()
-        self._become(_State(scene, world))
+        self._become(world)
 
-    def _become(self, state: _State) -> None:
-        """Make `state` the current one (the live matrix catches up when it is next asked for)."""
-        self._state = state
+    def _become(self, world: World) -> None:
+        """Make `world` the current table (the live matrix catches up when it is next asked for)."""
+        self.world = world
         self.version += 1
 
 
