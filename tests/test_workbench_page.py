@@ -1,18 +1,34 @@
 """The workbench's page in Debian's Chromium: `lofkit serve` on table-b, tap one trooper and see who sees whom,
 tap another and read the verdict and its evidence (the witness line; for a hidden pair, what blocks),
 drag a trooper and see the API's scene change, turn one, undo; the same on a 390 x 844 touch screen (taps by touch;
-Playwright has no touch drag)."""
+Playwright has no touch drag). Then the forms: place, change and delete a trooper; place a box and a catalogue
+piece, select, turn and delete one, trace a footprint; draw a move and read who may react; save; the ruling page;
+the 3D view's terrain.
 
+With LOFKIT_SCREENSHOTS=FOLDER set, the first test also writes the README's screenshots there (`make screenshots`).
+"""
+
+import io
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import urllib.parse
 import urllib.request
+from pathlib import Path
 
+import numpy as np
 import pytest
+import shapely
+import trimesh
+import yaml
 
-from lofkit.workbench.page import who_sees
+from lofkit import World
+from lofkit.rules.deployment import footprint
+from lofkit.scene.loading import load_scene
+from lofkit.workbench.topview import reactions_by_trooper, who_sees
 from tests.helpers import REPO
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
@@ -26,14 +42,27 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _copy_of_table_b(folder: Path) -> Path:
+    """table-b written into `folder`, its meshes named by absolute paths (so saves land in `folder`)."""
+    data = yaml.safe_load(TABLE_B.read_text())
+    for piece in data["terrain"]:
+        if "mesh" in piece:
+            piece["mesh"] = str((TABLE_B.parent / piece["mesh"]).resolve())
+    path = folder / "table-b.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
 @pytest.fixture
-def workbench():
-    """A `lofkit serve` of table-b, as a user starts it; its URL once it printed its one ready line."""
+def workbench(tmp_path):
+    """A `lofkit serve` of a copy of table-b in `tmp_path`, as a user starts it; its URL once it printed its one
+    ready line."""
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
     env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
-    server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(TABLE_B), "--port", str(port),
-                               "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(_copy_of_table_b(tmp_path)), "--port",
+                               str(port), "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env)
     try:
         line = server.stdout.readline()
         assert line.strip() == f"lofkit workbench: http://127.0.0.1:{port}/", (line, server.stderr.read())
@@ -46,6 +75,13 @@ def workbench():
 def _api(base: str, path: str) -> dict:
     with urllib.request.urlopen(base + path) as answer:
         return json.load(answer)
+
+
+def _screenshot(page, name: str, folder: Path) -> None:
+    """A screenshot of the page in `folder`, and in LOFKIT_SCREENSHOTS when that names a folder (the README's)."""
+    page.screenshot(path=str(folder / name))
+    if os.environ.get("LOFKIT_SCREENSHOTS"):
+        shutil.copy(folder / name, Path(os.environ["LOFKIT_SCREENSHOTS"]) / name)
 
 
 def _trooper(base: str, trooper_id: str) -> dict:
@@ -93,7 +129,7 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         expected = _api(workbench, "/api/check?shooter=blue-1&target=red-1")["lof"]
         assert shown == ("lof" if expected else "no-lof")
         assert page.query_selector('[data-witness="blue-1"]') or page.query_selector('[data-witness="red-1"]')
-        page.screenshot(path=str(tmp_path / "workbench.png"))
+        _screenshot(page, "workbench-phone.png" if phone else "workbench.png", tmp_path)
 
         hidden = next(p["target"] for p in _api(workbench, "/api/matrix")["pairs"]
                       if p["shooter"] == "blue-1" and not p["sight"])
@@ -126,11 +162,12 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
 
 
 def test_serve_refuses_what_it_cannot_open(tmp_path, run_cli):
-    (tmp_path / "save.json").write_text("{}", encoding="utf-8")
-    for target, words in ((tmp_path / "missing.yaml", "not found"), (tmp_path, "no scene.yaml"),
-                          (tmp_path / "save.json", "import-tts")):
+    for target, words in ((tmp_path / "missing.yaml", "not found"), (tmp_path, "no scene.yaml")):
         result = run_cli("serve", target, "--no-browser")
         assert result.exit_code == 2 and words in result.stderr and "Traceback" not in result.stderr, result.output
+    (tmp_path / "catalog.yaml").write_text("- {name: hut, file: hut.stl, footprint: [1, 1], height: 1}\n")
+    result = run_cli("serve", TABLE_B, "--catalog", tmp_path / "catalog.yaml", "--no-browser")
+    assert result.exit_code == 2 and "catalog.yaml: piece 'hut': mesh file" in result.stderr, result.output
 
 
 def test_who_sees_whom_reads_both_ways_of_the_matrix():
@@ -138,3 +175,133 @@ def test_who_sees_whom_reads_both_ways_of_the_matrix():
              ("a", "d", False), ("b", "c", True)]
     matrix = {"pairs": [{"shooter": s, "target": t, "lof": lof} for s, t, lof in pairs]}
     assert who_sees(matrix, "a") == {"b": "both", "c": "from", "d": "to"}
+
+
+def _clear_points(count: int) -> list[tuple[float, float]]:
+    """`count` points of table-b at least 40 mm from every footprint and trooper and 100 mm from each other."""
+    world = World.from_scene(load_scene(TABLE_B))
+    taken = shapely.union_all([footprint(p) for p in world.pieces] +
+                              [shapely.Point(c).buffer(r) for c, r in zip(world.troopers.centre, world.troopers.radius)])
+    chosen: list[tuple[float, float]] = []
+    for y in np.arange(150.0, 1100.0, 10.0):
+        for x in np.arange(100.0, 1100.0, 10.0):
+            if taken.distance(shapely.Point(x, y)) > 40 and all(np.hypot(x - a, y - b) > 100 for a, b in chosen):
+                chosen.append((float(x), float(y)))
+                if len(chosen) == count:
+                    return chosen
+    raise AssertionError("table-b has no room")
+
+
+def _on_table(page, x: float, y: float) -> tuple[float, float]:
+    """Where on the screen the table point (x, y) mm is drawn."""
+    box = page.locator("#table").bounding_box()
+    width, depth = (float(page.get_attribute("#table", name)) for name in ("width", "height"))
+    return box["x"] + x / width * box["width"], box["y"] + (depth - y) / depth * box["height"]
+
+
+def _tap_table(page, x: float, y: float) -> None:
+    page.mouse.click(*_on_table(page, x, y))
+    page.wait_for_timeout(400)
+
+
+def _click(page, action: str) -> None:
+    page.click(f'[data-action="{action}"]')
+    page.wait_for_timeout(400)
+
+
+def _ids(base: str, group: str) -> set[str]:
+    return {item["id"] for item in _api(base, "/api/scene")["scene"][group]}
+
+
+@pytest.mark.slow
+def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    here, there, corner, box_at, third = _clear_points(5)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(workbench)
+        page.wait_for_selector('[data-trooper="blue-1"]')
+        troopers = _ids(workbench, "troopers")
+
+        _click(page, "place-trooper")  # a new trooper, from the form's defaults, where the table is tapped
+        _tap_table(page, *here)
+        (added,) = _ids(workbench, "troopers") - troopers
+        new = _trooper(workbench, added)
+        assert new["side"] == "blue" and new["silhouette"] == 2 and np.allclose(new["position"], here, atol=1)
+        page.wait_for_selector(f'[data-trooper="{added}"]')
+        tap(page, added, touch=False)
+        page.click('[data-field="marker"]')
+        _click(page, "apply-trooper")
+        assert _trooper(workbench, added)["marker"] is True
+        _click(page, "delete-trooper")
+        assert _ids(workbench, "troopers") == troopers
+
+        page.get_by_role("tab", name="Terrain").click()
+        _click(page, "place-box")  # a box of the form's size, centred where the table is tapped
+        _tap_table(page, *box_at)
+        box = next(t for t in _api(workbench, "/api/scene")["scene"]["terrain"] if t["id"] == "box-1")
+        assert box["box"]["size"] == [100.0, 50.0, 60.0] and np.allclose(box["position"][:2], box_at, atol=1)
+        _tap_table(page, *box_at)  # tapping it selects it
+        assert page.text_content("[data-selected-piece]").endswith("box-1")
+        _click(page, "turn-piece")
+        box = next(t for t in _api(workbench, "/api/scene")["scene"]["terrain"] if t["id"] == "box-1")
+        assert box["rotation"]["z"] == 15
+        _click(page, "delete-piece")
+        assert "box-1" not in _ids(workbench, "terrain")
+
+        _click(page, "place-piece")  # the first catalogue piece
+        _tap_table(page, *third)
+        (piece,) = _ids(workbench, "terrain") - {t["id"] for t in yaml.safe_load(TABLE_B.read_text())["terrain"]}
+        assert page.query_selector(f'[data-piece="{piece}"]')
+        _click(page, "undo")
+
+        _click(page, "trace")  # a footprint tapped corner by corner, with the form's height
+        for x, y in (corner, (corner[0] + 40, corner[1]), (corner[0] + 20, corner[1] + 30)):
+            _tap_table(page, x, y)
+        assert page.get_attribute("[data-trace]", "data-trace") == "3"
+        _click(page, "finish-trace")
+        traced = next(t for t in _api(workbench, "/api/scene")["scene"]["terrain"] if t["id"] == "traced-1")
+        assert traced["prism"]["height"] == 50 and len(traced["prism"]["polygon"]) == 3
+        _click(page, "undo")
+
+        tap(page, "blue-1", touch=False)  # AROs along a move drawn on the top view
+        page.get_by_role("tab", name="AROs").click()
+        _click(page, "draw-move")
+        for point in (here, there):
+            _tap_table(page, *point)
+        assert page.get_attribute("[data-path]", "data-path") == "2"
+        _click(page, "show-aros")
+        path = ";".join(f"{round(x, 1)},{round(y, 1)}" for x, y in (here, there))
+        expected = reactions_by_trooper(_api(workbench, f"/api/aro?trooper=blue-1&path={urllib.parse.quote(path)}"))
+        page.wait_for_timeout(500)
+        assert {e.get_attribute("data-of"): e.get_attribute("data-aro")
+                for e in page.query_selector_all("[data-aro]")} == expected != {}
+
+        _click(page, "save")  # never over a file unless asked
+        page.fill('input[data-field="save-name"], [data-field="save-name"] input', "saved.yaml")
+        _click(page, "save-file")
+        assert load_scene(tmp_path / "saved.yaml").troopers == load_scene(tmp_path / "table-b.yaml").troopers
+        (tmp_path / "saved.yaml").write_text("mine", encoding="utf-8")
+        _click(page, "save")
+        _click(page, "save-file")
+        assert (tmp_path / "saved.yaml").read_text() == "mine"
+        page.keyboard.press("Escape")  # the refused save leaves its dialog open
+        page.wait_for_timeout(400)
+
+        tap(page, "blue-1", touch=False)
+        tap(page, "red-1", touch=False)
+        _click(page, "ruling")
+        page.wait_for_selector("[data-ruling][href^='/rulings/']", timeout=120_000)
+        with page.context.expect_page() as opened:
+            page.click("[data-ruling]")
+        ruling = opened.value
+        ruling.wait_for_load_state()
+        assert "/rulings/" in ruling.url and "blue-1" in ruling.content()
+
+        assert page.query_selector('[data-view="3d"] canvas')
+        browser.close()
+    with urllib.request.urlopen(workbench + "/workbench/terrain.glb") as answer:
+        terrain = trimesh.load(io.BytesIO(answer.read()), file_type="glb")
+    assert len(terrain.geometry) == len(yaml.safe_load(TABLE_B.read_text())["terrain"]) + 1  # and the table

@@ -1,13 +1,17 @@
 """The workbench's session: a table edited live. Its answers are the CLI's `--json` on the same scene; a refused
-change leaves the scene and its version as they were; undo and redo step through changes."""
+change leaves the scene and its version as they were; undo and redo step through changes; a saved scene finds its
+meshes wherever it is saved."""
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
+import yaml
 
-from lofkit import load_scene
-from lofkit.workbench.session import Refused, Session
-from tests.helpers import REPO
+from lofkit import World, load_scene
+from lofkit.workbench.session import Refused, Session, relocated
+from tests.helpers import REPO, scene_data, trooper, write_scene
 
 RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"
 
@@ -93,3 +97,26 @@ def test_saves_stay_in_their_folder_and_never_overwrite_unasked(session, tmp_pat
             session.save(tmp_path, name)
         assert refused.value.status == status, name
     assert session.save(tmp_path, "mine.yaml", force=True) == path
+
+
+def test_a_scene_saved_in_another_folder_still_finds_its_meshes(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copyfile(REPO / "terrain_models" / "crate_stack.stl", home / "crate.stl")
+    scene = write_scene(home, scene_data([trooper("a", 100, 100)], [{"id": "crate", "mesh": "crate.stl",
+                                                                     "position": [300, 300]}]))
+    session = Session(load_scene(scene))
+    beside = session.save(home, "beside.yaml")
+    elsewhere = session.save(tmp_path, "elsewhere.yaml")
+    assert yaml.safe_load(beside.read_text())["terrain"][0]["mesh"] == "crate.stl"  # as the opened scene wrote it
+    assert yaml.safe_load(elsewhere.read_text())["terrain"][0]["mesh"] == str((home / "crate.stl").resolve())
+    for path in (beside, elsewhere):
+        assert [p.id for p in World.from_scene(load_scene(path)).pieces] == ["crate"]
+
+
+def test_a_relocated_scene_is_read_as_if_from_its_new_source(tmp_path):
+    scene = load_scene(REPO / "examples" / "tables" / "table-b.yaml")
+    moved = relocated(scene, tmp_path / "map.json")
+    assert moved.source == tmp_path / "map.json" and moved.troopers == scene.troopers
+    meshes = [piece.mesh for piece in moved.terrain if piece.mesh is not None]
+    assert meshes and all(Path(mesh).is_absolute() and Path(mesh).is_file() for mesh in meshes)

@@ -1,58 +1,208 @@
-"""`lofkit serve`: the workbench, a page in the browser over a table edited live (`lofkit.workbench`)."""
+"""`lofkit serve`: the workbench, a page in the browser over a table edited live (`lofkit.workbench`).
+
+"With no argument it opens an empty 48" x 48" table. A photo map folder is what `lofkit photo` wrote (its
+`scene.yaml` and `table.png`); a `.json` file is imported as `lofkit import-tts` would (`--mesh-cache` as there).
+When ready it prints exactly one line `lofkit workbench: http://HOST:PORT/...` on stdout, then opens a browser
+unless `--no-browser`. Ctrl-C stops it cleanly. Binds 127.0.0.1 by default. `--share` binds all interfaces for a
+phone on the same network, and then every request needs the random token printed in that URL."
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import secrets
+import socket
+import tempfile
+import threading
+import webbrowser
 from pathlib import Path
 
 import click
 
-from lofkit.cli.common import err, prepare_parts
-from lofkit.errors import LofkitError
+from lofkit.cli.common import err, naming, prepare_parts, warn
+from lofkit.cli.imports import TTS_FLAGS, import_tts_command
+from lofkit.errors import LofkitError, SceneError
+from lofkit.exchange.messages import render
 from lofkit.scene.loading import load_scene, scene_from_data
+from lofkit.scene.model import Scene
 
-READY = "lofkit workbench: http://{host}:{port}/"
-"""The one line `serve` prints on stdout when the page can be opened."""
+READY = "lofkit workbench: {url}"
+"""The one line `serve` prints on stdout once it listens."""
+URL = "http://{host}:{port}/{query}"
+"""The page's address (`query`: `?token=...` with `--share`)."""
+LOCAL_HOST, SHARED_HOST = "127.0.0.1", "0.0.0.0"
+"""Where `serve` listens: this computer only, or (`--share`) every network it is on."""
+ROUTE_PROBE = ("192.0.2.1", 9)
+"""A documentation address (RFC 5737) a UDP socket is "connected" to, to learn which of this computer's addresses
+faces the network; a UDP connect sends nothing."""
+TOKEN_BYTES = 24
+"""Randomness of `--share`'s token (192 bits; 32 URL-safe characters)."""
+MESH_CACHE_HELP = next(option.help for option in import_tts_command.params if option.name == "mesh_cache")
+"""`--mesh-cache` means what it means to `lofkit import-tts`."""
 
 
-def _scene(source: str | None):
-    """The scene to open: a scene file, the folder `lofkit photo` wrote, or an empty 48" x 48" table."""
-    if source is None:
+def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]:
+    """The scene to open and the working folder its saves go to: a scene file (saves beside it), the folder
+    `lofkit photo` wrote, a Tabletop Simulator save (`.json`, imported; saves beside it), or, with no `source`, an
+    empty 48" x 48" table (saves in the current folder)."""
+    path = Path(source) if source is not None else None
+    is_save = path is not None and path.suffix.lower() == ".json"
+    if mesh_cache is not None and not is_save:
+        raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open")
+    if path is None:
         return scene_from_data({"lofkit": 1}), Path.cwd()  # the default table is 48" x 48"
-    path = Path(source)
+    if is_save:
+        return imported_save(path, mesh_cache), path.resolve().parent
     if path.is_dir():
         path = path / "scene.yaml"
         if not path.is_file():
             raise LofkitError(f"{source}: a folder holding no scene.yaml; give a scene file or the folder "
                               "`lofkit photo` wrote")
-    if path.suffix.lower() == ".json" and path.is_file():
-        raise LofkitError(f"{source}: the workbench does not open Tabletop Simulator saves yet; run "
-                          "`lofkit import-tts` and open the scene it writes")
     return load_scene(path), path.resolve().parent
 
 
+def imported_save(save: Path, mesh_cache: str | None) -> Scene:
+    """A TTS save imported as `lofkit import-tts` imports it, into a scratch folder; the scene is opened as if read
+    from the save itself (its `source`), the meshes it names by absolute paths. What the import could not use is
+    said on stderr."""
+    from lofkit.exchange.tts import import_tts
+    from lofkit.workbench.session import relocated
+
+    with tempfile.TemporaryDirectory(prefix="lofkit-tts-") as scratch, naming(TTS_FLAGS):
+        result = import_tts(save, Path(scratch) / "scene.yaml", mesh_cache=mesh_cache)
+        try:
+            scene = relocated(load_scene(result.scene), save)
+        except SceneError as exc:
+            raise SceneError(save, exc.problems) from None
+    warn(str(save), import_notes(result.to_dict()))
+    return scene
+
+
+def import_notes(document: dict) -> list[str]:
+    """The objects of a TTS save that did not become troopers or terrain, worded as `lofkit import-tts` words them."""
+    notes = [f"unresolved: {item['name'] or '?'} ({item['guid']}): {item['url']} — {render(item['reason'], TTS_FLAGS)}"
+             for item in document["unresolved"]]
+    return notes + [f"skipped: {item['name'] or '?'} ({item['guid']}): {item['reason']}"
+                    for item in document["skipped"]]
+
+
+def listening_host(host: str | None, share: bool) -> str:
+    """Where to listen: `--host` if given, else 127.0.0.1, or every interface with `--share`. Listening beyond
+    this computer without `--share` (no token asked) is allowed, with a warning."""
+    chosen = host or (SHARED_HOST if share else LOCAL_HOST)
+    if not share and not is_loopback(chosen):
+        err.print(f"[yellow]warning:[/] --host {chosen}: anyone on that network can open and change this table; "
+                  "--share asks them for a token", highlight=False)
+    return chosen
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def shown_host(host: str) -> str:
+    """The host the READY line names: the one listened on, or, listening on every interface, this computer's
+    address on its network (127.0.0.1 with no network); an IPv6 address in brackets, as URLs write it."""
+    if host in ("0.0.0.0", "::", ""):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            try:
+                probe.connect(ROUTE_PROBE)
+                return probe.getsockname()[0]
+            except OSError:
+                return LOCAL_HOST
+    return f"[{host}]" if ":" in host else host
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Refuse, before anything starts, a host and port that cannot be listened on (in use, or no such address)."""
+    try:
+        family, kind, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind(address)
+    except OSError as exc:
+        raise LofkitError(f"cannot listen on {host}:{port} ({exc.strerror or exc}); give another --port or "
+                          "--host") from None
+
+
+def announce_when_listening(url: str, open_browser: bool) -> None:
+    """Print the READY line once the server listens, then open a browser. Not from a startup handler itself:
+    uvicorn runs those before it binds the port, and a test that reads the line connects at once."""
+    import asyncio
+
+    from nicegui import app, background_tasks
+    from nicegui.server import Server
+
+    async def announce() -> None:
+        while not Server.instance.started:
+            await asyncio.sleep(0.02)
+        print(READY.format(url=url), flush=True)
+        if open_browser:  # some browsers block until closed: never in the server's loop
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+    app.on_startup(lambda: background_tasks.create(announce(), name="lofkit ready line"))
+
+
 @click.command()
-@click.argument("scene", required=False)
-@click.option("--host", default="127.0.0.1", show_default=True, help="Where to listen (this computer only, by default).")
+@click.argument("scene", required=False, metavar="[SCENE.yaml | PHOTO-MAP-DIR | SAVE.json]")
+@click.option("--host", help=f"Where to listen [default: {LOCAL_HOST}, this computer only; {SHARED_HOST} with "
+                             "--share].")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="The port to listen on.")
+@click.option("--share", is_flag=True, help="Listen on every network, for a phone on the same one; every request "
+                                            "then needs the random token in the printed URL.")
+@click.option("--mesh-cache", type=click.Path(file_okay=False), help=MESH_CACHE_HELP)
+@click.option("--catalog", "catalogs", multiple=True, type=click.Path(dir_okay=False),
+              help="A terrain catalogue (YAML) whose pieces the page can place; repeatable [default: lofkit's own, "
+                   "terrain_models/catalog*.yaml].")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
-def serve(scene: str | None, host: str, port: int, no_browser: bool) -> None:
+def serve(scene: str | None, host: str | None, port: int, share: bool, mesh_cache: str | None,
+          catalogs: tuple[str, ...], no_browser: bool) -> None:
     """Open SCENE in the workbench: the table from above in a browser page; drag troopers, tap two for the verdict."""
-    from nicegui import app, ui
+    from lofkit.scene.catalog import bundled_catalogs, load_catalogs
+
+    catalog = load_catalogs([Path(c) for c in catalogs] or bundled_catalogs())
+    try:
+        run_workbench(scene, listening_host(host, share), port, share, mesh_cache, catalog, not no_browser)
+    except KeyboardInterrupt:  # Ctrl-C: the server stopped as asked (uvicorn raises it again once it has stopped)
+        pass
+
+
+def run_workbench(source: str | None, host: str, port: int, share: bool, mesh_cache: str | None, catalog: dict,
+                  open_browser: bool) -> None:
+    """Open the scene and serve its workbench on `host`:`port` (with `share`, behind a new token) until Ctrl-C."""
+    opened, folder = open_scene(source, mesh_cache)
+    check_port_free(host, port)
+    token = secrets.token_urlsafe(TOKEN_BYTES) if share else None
+    build_workbench(opened, folder, token, catalog)
+    announce_when_listening(URL.format(host=shown_host(host), port=port, query=f"?token={token}" if token else ""),
+                            open_browser)
+    from nicegui import ui
+
+    ui.run(host=host, port=port, show=False, reload=False, show_welcome_message=False, title="lofkit workbench",
+           uvicorn_logging_level="warning")
+
+
+def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict) -> None:
+    """The workbench's page and API over `scene` on NiceGUI's app (saves in `folder`, pieces placed from `catalog`),
+    behind `token` if given."""
+    from nicegui import app
 
     from lofkit.workbench.api import install
+    from lofkit.workbench.guard import ShareToken
     from lofkit.workbench.page import build_page
     from lofkit.workbench.session import Session
 
-    opened, folder = _scene(scene)
-    session = Session(opened)
+    session = Session(scene, catalog)
     for warning in session.world.warnings:
         err.print(f"warning: {warning.where}: {warning.message}", highlight=False)
     prepare_parts(session.world)
     install(app, session, folder)
-    build_page(session)
-    app.on_startup(lambda: print(READY.format(host=host, port=port), flush=True))
-    ui.run(host=host, port=port, show=not no_browser, reload=False, show_welcome_message=False,
-           title="lofkit workbench", uvicorn_logging_level="warning")
+    build_page(session, folder)
+    if token is not None:
+        app.add_middleware(ShareToken, token=token)  # added last: the outermost, before anything else is read
 
 
 COMMANDS: list[click.Command] = [serve]

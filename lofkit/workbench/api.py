@@ -2,8 +2,9 @@
 documents as the CLI's `--json`.
 
 Every change takes an optional `If-Match: <version>` header (a stale one answers 409). A refused request answers
-400, 404, 409 or 422 with `{"error": ..., "problems": [{"where": ..., "message": ...}]}` and changes nothing; no
-error reaches the client as a traceback.
+400, 404, 409, 413, 415 or 422 with `{"error": ..., "problems": [{"where": ..., "message": ...}]}` and changes
+nothing; no error reaches the client, or the terminal, as a traceback. A body larger than `guard.MAX_BODY` (413) or
+not JSON (415) is refused before it is read (`guard.RequestLimits`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 
 from lofkit.errors import LofkitError, Problem
 from lofkit.rules.aro import parse_path
+from lofkit.workbench.guard import RequestLimits
 from lofkit.workbench.session import Refused, Session
 
 
@@ -120,12 +122,13 @@ def app(session: Session, folder: Path) -> FastAPI:
 
 def install(application: FastAPI, session: Session, folder: Path) -> None:
     """Serve the API over `session` on `application` (scenes saved in `folder`), the ruling pages it writes (in a
-    folder of its own, removed at exit) under `/rulings`, and the error answers."""
+    folder of its own, removed at exit) under `/rulings`, the error answers and the limits on requests."""
     application.state.rulings = tempfile.TemporaryDirectory(prefix="lofkit-rulings-")
     rulings = Path(application.state.rulings.name)
     application.include_router(router(session, folder, rulings))
     application.mount("/rulings", StaticFiles(directory=rulings), name="rulings")
     add_error_answers(application)
+    application.add_middleware(RequestLimits)
 
 
 def add_error_answers(application: FastAPI) -> None:

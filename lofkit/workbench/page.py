@@ -1,187 +1,383 @@
-"""The workbench's page (NiceGUI): the table from above, to scale, with every trooper on it. Tap one trooper: rings
-mark who has LoF to it and from it; tap another: the verdict between them, its evidence drawn (the line from the
-eye to the seen square, or what blocks, outlined), and the picture from the first one's eye. Drag a trooper to move it (a
-position the scene refuses snaps back, with the reason); turn the selected one; undo and redo.
+"""The workbench's page (NiceGUI), over one `Session`: the table from above (`topview`) and in 3D (`view3d`), a
+verdict panel, and forms to change the table.
 
-The top view is an SVG in table millimetres (y flipped: the far edge on top): terrain footprints, and each
-trooper's base circle (`data-trooper="ID"`) in its side's colour with a tick towards its facing.
+- Tap a trooper: rings mark who has LoF to it and from it, and its front arc shows; tap another: the verdict
+  between them, its evidence drawn (the line from the eye to the seen square, or what blocks, outlined) and the
+  picture from the first one's eye; "Ruling page" writes the page `lofkit report` would and opens it.
+- Drag a trooper to move it (a position the scene refuses snaps back, with the reason); turn the selected one;
+  undo and redo; save the scene (never over a file unless asked).
+- Trooper tab: place a new trooper with a tap, change the selected one's side, silhouette, state, or delete it.
+  Terrain tab: place a catalogue piece or a box with a tap, trace a footprint tap by tap and give its height; tap
+  a piece to select it, turn or delete it. AROs tab: draw the selected trooper's move tap by tap and see who may
+  react along it.
 """
 
 from __future__ import annotations
 
-import html
 import math
+import tempfile
+from pathlib import Path
 from urllib.parse import urlencode
 
-import shapely
-from nicegui import ui
+from fastapi.responses import FileResponse, Response
+from nicegui import app, run, ui
 
-from lofkit.rules.deployment import footprint
-from lofkit.workbench.session import Refused, Session
+from lofkit.workbench.session import Refused, Session, unused_id
+from lofkit.workbench.terrain_tools import TerrainTools
+from lofkit.workbench.topview import Marks, reactions_by_trooper, top_view, who_sees
+from lofkit.workbench.view3d import TERRAIN_URL, camera_over, draw_troopers, terrain_glb
 
-SIDE_COLOURS = ("#2f6fd6", "#d63a2f", "#2fa34a", "#a23ad6", "#d6902f")
-"""Trooper fills, one per side in order of appearance; neutral troopers are grey."""
 DRAG_MM = 3.0
 """A press and release on a trooper farther apart than this is a move; closer, it is a tap."""
 TURN_DEGREES = 45.0
 """How far the turn buttons turn the selected trooper."""
+STATES = ("moving", "engaged", "prone")
+HINTS = {
+    "select": "Tap a trooper, then another. Drag a trooper to move it. Tap a piece of terrain to select it.",
+    "place-trooper": "Tap the table where the new trooper stands.",
+    "place-piece": "Tap the table where the piece's centre goes.",
+    "place-box": "Tap the table where the box's centre goes.",
+    "trace": "Tap the footprint's corners in turn, then Finish.",
+    "path": "Tap the points of the move in turn, then Show AROs.",
+}
 
 
-SEES_COLOURS = {"to": "#e08a00", "from": "#15a34a", "both": "#7c3aed"}
-"""Rings around the troopers with LoF to the selected one ("to"), from it ("from") or both."""
+def serve_files(session: Session) -> None:
+    """The files the page shows besides the API's: the table's picture and the terrain in 3D."""
+
+    @app.get("/workbench/table-image")
+    def table_image() -> FileResponse:
+        image = session.scene.table.image
+        if image is None:
+            raise Refused(404, "this table has no picture")
+        return FileResponse(session.scene.resolve(image))
+
+    @app.get(TERRAIN_URL)
+    def terrain() -> Response:
+        return Response(terrain_glb(session.world), media_type="model/gltf-binary")
 
 
-def who_sees(matrix: dict, trooper_id: str) -> dict[str, str]:
-    """Troopers with LoF to `trooper_id` ("to"), from it ("from") or both, from a matrix answer (`lofkit matrix`)."""
-    to = {p["shooter"] for p in matrix["pairs"] if p["target"] == trooper_id and p["lof"]}
-    seen = {p["target"] for p in matrix["pairs"] if p["shooter"] == trooper_id and p["lof"]}
-    return {t: "both" if t in to and t in seen else "to" if t in to else "from" for t in to | seen}
-
-
-def top_view(session: Session, selected: list[str], sees: dict[str, str] | None = None,
-             ruling: dict | None = None) -> str:
-    """The SVG content of the top view (table mm, y up the page); `sees` rings the troopers `who_sees` names, and
-    `ruling` (a `check` answer) draws its evidence: the line from the eye to the seen square, or what blocks."""
-    blockers = {b["id"] for b in ruling["blockers"]} if ruling else set()
-    scene, world = session.scene, session.world
-    depth = scene.table.depth
-    parts = [f'<rect id="table" x="0" y="0" width="{scene.table.width}" height="{depth}" fill="#e9efe4" stroke="#777" '
-             'pointer-events="all"/>']
-    for index in world.blocking_pieces.tolist():
-        shape = footprint(world.pieces[index])
-        for polygon in getattr(shape, "geoms", [shape]):
-            if isinstance(polygon, shapely.Polygon) and not polygon.is_empty:
-                points = " ".join(f"{x:.1f},{depth - y:.1f}" for x, y in polygon.exterior.coords)
-                piece_id = world.pieces[index].id
-                marked = (f' data-blocker="{html.escape(piece_id, quote=True)}" stroke="#e08a00" stroke-width="4"'
-                          if piece_id in blockers else ' stroke="#666"')
-                parts.append(f'<polygon points="{points}" fill="#9a9a92"{marked} pointer-events="none"/>')
-    sides = list(dict.fromkeys(side for side in world.troopers.sides if side is not None))
-    v = world.troopers
-    for i, trooper_id in enumerate(v.ids):
-        x, y = v.centre[i]
-        colour = "#888" if v.sides[i] is None or v.neutral[i] else SIDE_COLOURS[sides.index(v.sides[i]) % 5]
-        stroke = ' stroke="#111" stroke-width="3"' if trooper_id in selected else ' stroke="#222" stroke-width="1"'
-        name = html.escape(trooper_id, quote=True)
-        if trooper_id in blockers:
-            stroke = f' data-blocker="{name}" stroke="#e08a00" stroke-width="4"'
-        if sees and trooper_id in sees:
-            parts.append(f'<circle data-sees="{sees[trooper_id]}" data-of="{name}" cx="{x:.1f}" cy="{depth - y:.1f}" '
-                         f'r="{v.radius[i] + 5:.1f}" fill="none" stroke="{SEES_COLOURS[sees[trooper_id]]}" '
-                         'stroke-width="4" pointer-events="none"/>')
-        turn = math.radians(v.facing[i])
-        tip = (x + 1.4 * v.radius[i] * math.cos(turn), depth - (y + 1.4 * v.radius[i] * math.sin(turn)))
-        parts.append(f'<line x1="{x:.1f}" y1="{depth - y:.1f}" x2="{tip[0]:.1f}" y2="{tip[1]:.1f}" stroke="#111" '
-                     'stroke-width="2" pointer-events="none"/>')
-        parts.append(f'<circle id="trooper-{name}" data-trooper="{name}" cx="{x:.1f}" cy="{depth - y:.1f}" '
-                     f'r="{v.radius[i]:.1f}" fill="{colour}"{stroke} pointer-events="all" style="cursor: grab"/>')
-    if ruling and ruling["witness"]:
-        (ex, ey, _), (px, py, _) = ruling["witness"]["eye"], ruling["witness"]["patch_centre"]
-        parts.append(f'<line data-witness="{html.escape(ruling["witness"]["eye_of"], quote=True)}" x1="{ex:.1f}" '
-                     f'y1="{depth - ey:.1f}" x2="{px:.1f}" y2="{depth - py:.1f}" stroke="#15a34a" stroke-width="3" '
-                     'pointer-events="none"/>')
-        parts.append(f'<circle cx="{ex:.1f}" cy="{depth - ey:.1f}" r="3" fill="#15a34a" pointer-events="none"/>')
-    return "".join(parts)
-
-
-def build_page(session: Session) -> None:
-    """Register the page at `/` (NiceGUI), over `session`."""
+def build_page(session: Session, folder: Path) -> None:
+    """Register the page at `/` over `session` (scenes saved in `folder`)."""
+    serve_files(session)
 
     @ui.page("/")
     def index() -> None:
-        selected: list[str] = []
-        pressed: dict = {}
-        sees: dict[str, str] = {}
-        shown: dict = {}  # the ruling between the two selected troopers
+        Workbench(session, folder)
+
+
+class Workbench:
+    """One browser's page: what it has selected and drawn, and the controls that change the session."""
+
+    def __init__(self, session: Session, folder: Path):
+        self.session, self.folder = session, folder
+        self.marks = Marks()
+        self.mode = "select"
+        self.pressed: dict = {}
+        self.terrain_shown = None
         ui.page_title("lofkit workbench")
-        with ui.row().classes("w-full items-center"):
+        self._toolbar()
+        with ui.row().classes("w-full no-wrap max-md:flex-wrap items-start"):
+            with ui.column().classes("w-full max-w-[820px]"):
+                table = session.scene.table
+                self.top = ui.interactive_image(size=(table.width, table.depth), events=[], sanitize=False) \
+                    .classes("w-full").props("data-view=top")
+                self.hint = ui.label(HINTS["select"]).classes("text-sm text-gray-600").props("data-hint")
+            with ui.column().classes("w-full min-w-[300px] max-w-[440px]"):
+                self.verdict = ui.label("Tap a trooper, then another.").props('data-verdict=""').classes("text-base")
+                self.details = ui.label().classes("text-sm whitespace-pre-line")
+                self.eye = ui.image().classes("w-full")
+                self.ruling_link = ui.link("", "#", new_tab=True).props("data-ruling")
+                self.ruling_link.set_visibility(False)
+                self._forms()
+        self._view3d()
+        self.top.on("svg:pointerdown", self._down)
+        self.top.on("svg:pointerup", self._up)
+        self.refresh()
+
+    # --- layout ----------------------------------------------------------------------------------------------------
+
+    def _toolbar(self) -> None:
+        with ui.row().classes("w-full items-center gap-1"):
             ui.label("lofkit workbench").classes("text-lg font-bold")
-            version = ui.label()
-            ui.button("Undo", on_click=lambda: act(session.undo)).props("data-action=undo")
-            ui.button("Redo", on_click=lambda: act(session.redo)).props("data-action=redo")
-            ui.button("Turn left", on_click=lambda: turn(TURN_DEGREES)).props("data-action=turn-left")
-            ui.button("Turn right", on_click=lambda: turn(-TURN_DEGREES)).props("data-action=turn-right")
-        with ui.row().classes("w-full no-wrap max-sm:flex-wrap"):
-            top = ui.interactive_image(size=(session.scene.table.width, session.scene.table.depth), events=[],
-                                       sanitize=False).classes("w-full max-w-[820px]").props("data-view=top")
-            with ui.column().classes("min-w-[300px] max-w-[420px]"):
-                verdict = ui.label("Tap a trooper, then another.").props('data-verdict=""').classes("text-base")
-                details = ui.label().classes("text-sm whitespace-pre-line")
-                eye = ui.image().classes("w-full")
+            self.version = ui.label().props("data-version")
+            for label, action, do in (("Undo", "undo", lambda: self.act(self.session.undo)),
+                                      ("Redo", "redo", lambda: self.act(self.session.redo)),
+                                      ("Turn left", "turn-left", lambda: self.turn(TURN_DEGREES)),
+                                      ("Turn right", "turn-right", lambda: self.turn(-TURN_DEGREES)),
+                                      ("Save", "save", lambda: self.save_dialog.open()),
+                                      ("Ruling page", "ruling", self.ruling_page)):
+                ui.button(label, on_click=do).props(f"dense data-action={action}")
+        with ui.dialog() as self.save_dialog, ui.card():
+            stem = Path(self.session.scene.source).stem if self.session.scene.source else "table"
+            name = ui.input("File name", value=f"{stem}-workbench.yaml").props("data-field=save-name")
+            force = ui.checkbox("Replace the file if it exists").props("data-field=save-force")
+            ui.button("Save", on_click=lambda: self.save(name.value, force.value)).props("data-action=save-file")
 
-        def refresh() -> None:
-            if len(selected) == 1:  # who sees whom: the troopers with LoF to it and from it
-                sees.clear()
-                sees.update(who_sees(session.matrix(), selected[0]))
-            top.content = top_view(session, selected, sees if len(selected) == 1 else None,
-                                   shown.get("ruling") if len(selected) == 2 else None)
-            version.text = f"version {session.version}"
+    def _view3d(self) -> None:
+        with ui.expansion("3D view", value=True).classes("w-full max-w-[1280px]"):
+            camera = ui.scene.perspective_camera(fov=45, near=5, far=20000)
+            self.view = ui.scene(width=800, height=420, grid=False, camera=camera, background_color="#f4f4f0") \
+                .classes("w-full").style("height: 420px").props("data-view=3d")
+            self.view.move_camera(**camera_over(self.session.world))
 
-        def act(change) -> bool:
-            try:
-                change()
-            except Refused as exc:
-                reasons = "; ".join(f"{p.where}: {p.message}" for p in exc.problems)
-                ui.notify(f"{exc}{': ' + reasons if reasons else ''}", type="warning")
-                refresh()
-                return False
-            refresh()
-            if len(selected) == 2:
-                show_verdict()
-            return True
+    def _forms(self) -> None:
+        with ui.tabs().classes("w-full") as tabs:
+            troopers, terrain, aros = ui.tab("Trooper"), ui.tab("Terrain"), ui.tab("AROs")
+        with ui.tab_panels(tabs, value=troopers).classes("w-full"):
+            with ui.tab_panel(troopers):
+                self._trooper_form()
+            with ui.tab_panel(terrain):
+                self.terrain = TerrainTools(self)
+            with ui.tab_panel(aros):
+                self._aro_form()
 
-        def turn(degrees: float) -> None:
-            if selected:
-                index = session.world.troopers.index(selected[0])
-                act(lambda: session.change_trooper(selected[0], {
-                    "facing": float((session.world.troopers.facing[index] + degrees) % 360)}))
+    def _trooper_form(self) -> None:
+        sides = list(dict.fromkeys(s for s in self.session.world.troopers.sides if s)) or ["blue", "red"]
+        with ui.row().classes("w-full gap-2"):
+            self.f_side = ui.select(sides, value=sides[0], new_value_mode="add-unique", label="Side") \
+                .classes("w-28").props("data-field=side")
+            self.f_silhouette = ui.select(list(range(1, 9)), value=2, label="Silhouette").classes("w-24") \
+                .props("data-field=silhouette")
+            self.f_state = ui.select(list(STATES), multiple=True, value=[], label="State").classes("w-40") \
+                .props("data-field=state")
+            self.f_marker = ui.checkbox("Marker").props("data-field=marker")
+        with ui.row().classes("gap-1"):
+            ui.button("Place new", on_click=lambda: self.set_mode("place-trooper")).props("dense data-action=place-trooper")
+            ui.button("Apply to selected", on_click=self.apply_trooper).props("dense data-action=apply-trooper")
+            ui.button("Delete selected", on_click=self.delete_trooper).props("dense color=negative data-action=delete-trooper")
 
-        def show_verdict() -> None:
-            shooter, target = selected
-            try:
-                answer = session.check(shooter, target)
-            except Refused:  # one of them was removed meanwhile
-                selected.clear()
+    def _aro_form(self) -> None:
+        with ui.row().classes("gap-1"):
+            ui.button("Draw move", on_click=self.draw_move).props("dense data-action=draw-move")
+            ui.button("Show AROs", on_click=self.show_aros).props("dense data-action=show-aros")
+            ui.button("Clear", on_click=self.clear_move).props("dense data-action=clear-move")
+        self.aro_text = ui.label("Select the trooper that acts, then draw its move.") \
+            .classes("text-sm whitespace-pre-line").props("data-aros")
+
+    # --- drawing ---------------------------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Draw the table again as the session has it now, with this page's selection."""
+        world, marks = self.session.world, self.marks
+        marks.selected = [t for t in marks.selected if t in world.troopers.ids]
+        if marks.piece not in {p.id for p in world.pieces}:
+            marks.piece = None
+        marks.sees = who_sees(self.session.matrix(), marks.selected[0]) if len(marks.selected) == 1 else None
+        if len(marks.selected) != 2:
+            marks.ruling = None
+        self.top.content = top_view(world, marks)
+        self.version.text = f"version {self.session.version}"
+        self.terrain.show(marks.piece)
+        if self.terrain_shown is not world.pieces:
+            self.terrain_shown = world.pieces
+            self.view.delete_objects(lambda thing: thing.name == "terrain")
+            with self.view:
+                self.view.gltf(f"{TERRAIN_URL}?v={self.session.version}").with_name("terrain")
+        draw_troopers(self.view, world, marks)
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        if mode != "trace":
+            self.marks.trace = []
+        self.hint.text = HINTS[mode]
+        self.refresh()
+
+    def notify_refusal(self, refusal: Refused) -> None:
+        reasons = "; ".join(f"{p.where}: {p.message}" for p in refusal.problems)
+        ui.notify(f"{refusal}{': ' + reasons if reasons else ''}", type="warning", multi_line=True)
+
+    def act(self, change) -> bool:
+        """Carry out `change` on the session; a refusal is shown and changes nothing."""
+        try:
+            change()
+        except Refused as exc:
+            self.notify_refusal(exc)
+            self.refresh()
+            return False
+        self.refresh()
+        if len(self.marks.selected) == 2:
+            self.show_verdict()
+        return True
+
+    # --- troopers --------------------------------------------------------------------------------------------------
+
+    def turn(self, degrees: float) -> None:
+        if self.marks.selected:
+            trooper, v = self.marks.selected[0], self.session.world.troopers
+            facing = float((v.facing[v.index(trooper)] + degrees) % 360)
+            self.act(lambda: self.session.change_trooper(trooper, {"facing": facing}))
+
+    def show_verdict(self) -> None:
+        shooter, target = self.marks.selected
+        try:
+            answer = self.session.check(shooter, target)
+        except Refused:  # one of them was removed meanwhile
+            self.marks.selected.clear()
+            return
+        self.marks.ruling = answer
+        self.top.content = top_view(self.session.world, self.marks)
+        draw_troopers(self.view, self.session.world, self.marks)
+        self.verdict.text = answer["reason"]
+        self.verdict.props(f'data-verdict={"lof" if answer["lof"] else "no-lof"}')
+        self.details.text = (f"distance {answer['distance_mm']:.1f} mm ({answer['distance_in']:.2f}\"), range band "
+                             f"{answer['range_band']}\nin ZoC: {'yes' if answer['in_zoc'] else 'no'}; cover: "
+                             f"{'yes' if answer.get('cover') else 'no'}; visibility MOD "
+                             f"{answer.get('visibility_mod', 0)}")
+        query = urlencode({"view": "eye", "shooter": shooter, "target": target, "v": self.session.version})
+        self.eye.set_source(f"/api/picture.png?{query}")
+
+    def tap_trooper(self, trooper_id: str) -> None:
+        selected = self.marks.selected
+        if self.mode == "path" and selected and trooper_id != selected[0]:
+            return
+        if len(selected) != 1 or selected[0] == trooper_id:
+            selected[:] = [trooper_id]
+            self.marks.path, self.marks.reactions = [], None
+            self.verdict.text = (f"{trooper_id}: now tap its target. Rings: LoF to it (orange), from it (green), "
+                                 "both (purple).")
+            self.verdict.props('data-verdict=""')
+            self.fill_trooper_form(trooper_id)
+        else:
+            selected.append(trooper_id)
+            self.show_verdict()
+        self.refresh()
+
+    def fill_trooper_form(self, trooper_id: str) -> None:
+        trooper = self.session.scene.troopers[self.session.scene.trooper_index(trooper_id)]
+        if trooper.side:
+            self.f_side.options = list(dict.fromkeys([*self.f_side.options, trooper.side]))
+            self.f_side.value = trooper.side
+        if trooper.silhouette:
+            self.f_silhouette.value = trooper.silhouette
+        self.f_state.value = list(trooper.state)
+        self.f_marker.value = trooper.marker
+
+    def trooper_fields(self) -> dict:
+        fields = {"side": self.f_side.value, "state": list(self.f_state.value or []), "marker": self.f_marker.value}
+        if not self.f_marker.value:
+            fields["silhouette"] = self.f_silhouette.value
+        return fields
+
+    def apply_trooper(self) -> None:
+        if not self.marks.selected:
+            ui.notify("Select a trooper first.")
+            return
+        self.act(lambda: self.session.change_trooper(self.marks.selected[0], self.trooper_fields()))
+
+    def delete_trooper(self) -> None:
+        if self.marks.selected:
+            trooper = self.marks.selected[0]
+            self.act(lambda: self.session.remove_trooper(trooper))
+
+    def place_trooper(self, x: float, y: float) -> None:
+        fields = self.trooper_fields()
+        fields.update(id=unused_id(fields["side"] or "trooper", self.session.world.troopers.ids),
+                      position=[round(x, 1), round(y, 1)])
+        if self.act(lambda: self.session.add_trooper(fields)):
+            self.set_mode("select")
+
+    # --- AROs ------------------------------------------------------------------------------------------------------
+
+    def draw_move(self) -> None:
+        if not self.marks.selected:
+            ui.notify("Select the trooper that moves first.")
+            return
+        self.marks.selected[1:] = []
+        self.marks.path, self.marks.reactions = [], None
+        self.set_mode("path")
+
+    def show_aros(self) -> None:
+        if not self.marks.selected:
+            ui.notify("Select the trooper that acts first.")
+            return
+        try:
+            answer = self.session.aro(self.marks.selected[0], self.marks.path or None)
+        except Refused as exc:
+            self.notify_refusal(exc)
+            return
+        self.marks.reactions = reactions_by_trooper(answer)
+        lines = [f"{r['trooper']}: {'LoF' if r['by'] == 'lof' else 'ZoC'} at {100 * r['path_fraction']:.0f}% of the "
+                 f"move; may declare {', '.join(r['allowed'])}" for r in answer["reactions"]]
+        self.aro_text.text = "\n".join(lines) or f"No enemy may react to {answer['active']}."
+        self.set_mode("select")
+
+    def clear_move(self) -> None:
+        self.marks.path, self.marks.reactions = [], None
+        self.aro_text.text = "Select the trooper that acts, then draw its move."
+        self.set_mode("select")
+
+    # --- save and rulings ------------------------------------------------------------------------------------------
+
+    def save(self, name: str, force: bool) -> None:
+        try:
+            path = self.session.save(self.folder, name, force)
+        except Refused as exc:
+            self.notify_refusal(exc)
+            return
+        self.save_dialog.close()
+        ui.notify(f"saved {path}", type="positive")
+
+    async def ruling_page(self) -> None:
+        if len(self.marks.selected) != 2:
+            ui.notify("Tap the shooter, then the target, first.")
+            return
+        rulings = Path(app.state.rulings.name)
+        shooter, target = self.marks.selected
+        ui.notify("Writing the ruling page...")
+        try:
+            index = await run.io_bound(self.session.report, shooter, target, Path(tempfile.mkdtemp(dir=rulings)))
+        except Refused as exc:
+            self.notify_refusal(exc)
+            return
+        # a link to follow, not a window opened from here: browsers block windows not opened by a tap
+        self.ruling_link.props(f'href=/rulings/{index.relative_to(rulings).as_posix()}')
+        self.ruling_link.text = f"Open the ruling page: {shooter} shoots {target}"
+        self.ruling_link.set_visibility(True)
+
+    # --- the top view's taps and drags -----------------------------------------------------------------------------
+
+    def _down(self, event) -> None:
+        element = event.args.get("element_id", "")
+        self.pressed = {"element": element, "x": event.args["image_x"], "y": event.args["image_y"]}
+
+    def _up(self, event) -> None:
+        pressed, self.pressed = self.pressed, {}
+        if not pressed:
+            return
+        x, y = event.args["image_x"], event.args["image_y"]
+        moved = math.hypot(x - pressed["x"], y - pressed["y"]) > DRAG_MM
+        element, depth = pressed["element"], self.session.scene.table.depth
+        if element.startswith("trooper-") and self.mode == "select":
+            trooper = element[len("trooper-"):]
+            if not moved:
+                self.tap_trooper(trooper)
                 return
-            shown["ruling"] = answer
-            top.content = top_view(session, selected, ruling=answer)
-            verdict.text = answer["reason"]
-            verdict.props(f'data-verdict={"lof" if answer["lof"] else "no-lof"}')
-            details.text = (f"distance {answer['distance_mm']:.1f} mm ({answer['distance_in']:.2f}\"), range band "
-                            f"{answer['range_band']}\nin ZoC: {'yes' if answer['in_zoc'] else 'no'}; cover: "
-                            f"{'yes' if answer.get('cover') else 'no'}; visibility MOD {answer.get('visibility_mod', 0)}")
-            query = urlencode({"view": "eye", "shooter": shooter, "target": target, "v": session.version})
-            eye.set_source(f"/api/picture.png?{query}")
-
-        def tap(trooper_id: str) -> None:
-            if len(selected) != 1 or selected[0] == trooper_id:
-                selected[:] = [trooper_id]
-                verdict.text = (f"{trooper_id}: now tap its target. Rings: LoF to it (orange), from it (green), "
-                                "both (purple).")
-                verdict.props('data-verdict=""')
-            else:
-                selected.append(trooper_id)
-                show_verdict()
-            refresh()
-
-        def down(event) -> None:
-            element = event.args.get("element_id", "")
-            if element.startswith("trooper-"):
-                pressed.update(trooper=element[len("trooper-"):], x=event.args["image_x"], y=event.args["image_y"])
-
-        def up(event) -> None:
-            trooper = pressed.pop("trooper", None)
-            if trooper is None:
-                return
-            x, y = event.args["image_x"], event.args["image_y"]
-            if math.hypot(x - pressed["x"], y - pressed["y"]) <= DRAG_MM:
-                tap(trooper)
-                return
-            index = session.world.troopers.index(trooper)
-            cx, cy = session.world.troopers.centre[index]
+            v = self.session.world.troopers
+            cx, cy = v.centre[v.index(trooper)]
             position = [round(float(cx + x - pressed["x"]), 1), round(float(cy - (y - pressed["y"])), 1)]
-            act(lambda: session.change_trooper(trooper, {"position": position}))
+            self.act(lambda: self.session.change_trooper(trooper, {"position": position}))
+        elif not moved:
+            self.tap_table(float(x), float(depth - y), element)
 
-        top.on("svg:pointerdown", down)
-        top.on("svg:pointerup", up)
-        refresh()
+    def tap_table(self, x: float, y: float, element: str) -> None:
+        """A tap at (x, y) on the table (mm), on `element` (a trooper, a piece or the table itself)."""
+        if self.mode == "place-trooper":
+            self.place_trooper(x, y)
+        elif self.mode in ("place-piece", "place-box"):
+            self.terrain.place(self.mode, x, y)
+        elif self.mode == "trace":
+            self.marks.trace.append((x, y))
+            self.refresh()
+        elif self.mode == "path":
+            self.marks.path.append((round(x, 1), round(y, 1)))
+            self.refresh()
+        elif element.startswith("trooper-"):
+            self.tap_trooper(element[len("trooper-"):])
+        else:
+            self.marks.piece = element[len("piece-"):] if element.startswith("piece-") else None
+            if self.marks.piece is None:
+                self.marks.selected = []
+                self.verdict.text, self.details.text = "Tap a trooper, then another.", ""
+                self.verdict.props('data-verdict=""')
+            self.refresh()

@@ -21,6 +21,7 @@ from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
 from lofkit.rules.live import LiveMatrix
 from lofkit.rules.lof import check, matrix, sample_segments
+from lofkit.scene.catalog import CatalogPiece
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
 
@@ -43,7 +44,9 @@ class Refused(LofkitError):
 class Session:
     """The table being edited (see the module docstring)."""
 
-    def __init__(self, scene: Scene):
+    def __init__(self, scene: Scene, catalog: dict[str, CatalogPiece] | None = None):
+        self.catalog = dict(catalog or {})
+        """Terrain pieces a new piece may name (`{"catalog": NAME, ...}`), by name."""
         self.world = World.from_scene(scene)
         """The table as it is now (its scene is `world.scene`)."""
         self._live: LiveMatrix | None = None
@@ -86,7 +89,11 @@ class Session:
         self._remove("troopers", self._trooper_index, trooper_id, if_match)
 
     def add_terrain(self, fields: dict, if_match: int | None = None) -> dict:
-        """Add a terrain piece (the fields of a scene file's piece: a box, a prism traced on the table, a mesh)."""
+        """Add a terrain piece: the fields of a scene file's piece (a box, a prism traced on the table, a mesh), or a
+        catalogue piece by name, `{"catalog": NAME, "position": [x, y], "rotation": ...}` (its `id` may be left out:
+        NAME-1, NAME-2, ...)."""
+        if "catalog" in fields:
+            fields = self._from_catalog(fields)
         return self._add("terrain", fields, if_match)
 
     def change_terrain(self, piece_id: str, changes: dict, if_match: int | None = None) -> dict:
@@ -115,12 +122,15 @@ class Session:
         self._become(self._redo.pop())
 
     def save(self, folder: Path, name: str, force: bool = False) -> Path:
-        """Write the scene as `name` in `folder` (never elsewhere; never over a file unless `force`)."""
+        """Write the scene as `name` in `folder` (never elsewhere; never over a file unless `force`). "A saved scene
+        must still find its meshes": the files it names stay as written when `folder` is the opened scene's own,
+        and are written as absolute paths anywhere else."""
         path = (folder / name).resolve()
         if path.parent != folder.resolve() or not name or Path(name).name != name:
             raise Refused(400, f"{name!r}: give a file name only; scenes are saved in {folder}")
+        elsewhere = folder.resolve() != self.scene.resolve(".")
         try:
-            write_scene_file(_data(self.scene), path, overwrite=force)
+            write_scene_file(_data(self.scene, absolute=elsewhere), path, overwrite=force)
         except LofkitError as exc:
             raise Refused(409 if path.exists() and not force else 400, str(exc)) from None
         return path
@@ -207,6 +217,17 @@ class Session:
         del data[group][index_of(item_id)]
         self._keep(data, troopers_only=group == "troopers")
 
+    def _from_catalog(self, fields: dict) -> dict:
+        """A catalogue piece's scene-file entry, with any other fields given (position, rotation, kind, ...)."""
+        name = fields["catalog"]
+        if name not in self.catalog:
+            choices = ", ".join(sorted(self.catalog)) or "none: this workbench has no catalogue"
+            raise Refused(422, "the change would make the scene invalid",
+                          [Problem("terrain.catalog", f"no catalogue piece {name!r}; choose one of {choices}")])
+        others = {key: value for key, value in fields.items() if key != "catalog"}
+        taken = {piece.id for piece in self.scene.terrain}
+        return {"id": unused_id(str(name), taken), "mesh": str(self.catalog[name].mesh), **others}
+
     def _check_version(self, if_match: int | None) -> None:
         if if_match is not None and if_match != self.version:
             raise Refused(409, f"the scene changed since version {if_match} (it is at version {self.version}); "
@@ -239,6 +260,20 @@ class Session:
         """Make `world` the current table (the live matrix catches up when it is next asked for)."""
         self.world = world
         self.version += 1
+
+
+def unused_id(stem: str, taken) -> str:
+    """`stem-1`, `stem-2`, ...: the first not in `taken`."""
+    k = 1
+    while f"{stem}-{k}" in taken:
+        k += 1
+    return f"{stem}-{k}"
+
+
+def relocated(scene: Scene, source: Path) -> Scene:
+    """`scene` as if read from `source`: the files it names made absolute, so that they are still found (an imported
+    scene opened from its save, whose scene file was written in a folder that is gone)."""
+    return scene_from_data(_data(scene, absolute=True), source)
 
 
 def _data(scene: Scene, absolute: bool = False) -> dict:

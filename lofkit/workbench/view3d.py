@@ -1,0 +1,61 @@
+"""The workbench's 3D view (NiceGUI's three.js scene, z up, table millimetres): the terrain as one glTF binary
+served by the workbench (`terrain_glb`), each trooper as its volume cylinder in its side's colour with a tick
+towards its facing; the selected troopers are lifted out by a ring on the table, and a ruling's witness is drawn
+from the eye to the seen square."""
+
+from __future__ import annotations
+
+import math
+
+import trimesh
+
+from lofkit.exchange.gltf import table_nodes
+from lofkit.scene.palette import NEUTRAL_COLOUR, side_colour
+from lofkit.workbench.topview import MARK, Marks, _sides
+
+TERRAIN_URL = "/workbench/terrain.glb"
+"""Where the page finds the terrain's glTF (`?v=` names the terrain, so a browser never shows a stale one)."""
+SECTIONS = 24
+"""Sides of a trooper's cylinder."""
+
+
+def terrain_glb(world) -> bytes:
+    """The table slab and every terrain piece, placed, in table mm with z up (the frame of the 3D view; a glTF
+    viewer that assumes y up shows it on its side)."""
+    scene = trimesh.Scene()
+    for name, mesh, _ in table_nodes(world, ("table", "terrain")):
+        colour = mesh.visual.face_colors[0]  # each node is one colour; matte, as paint on a table is
+        mesh.visual = trimesh.visual.TextureVisuals(material=trimesh.visual.material.PBRMaterial(
+            baseColorFactor=colour, metallicFactor=0.0, roughnessFactor=0.9, alphaMode="BLEND" if colour[3] < 255
+            else "OPAQUE"))
+        scene.add_geometry(mesh, node_name=name, geom_name=name)
+    return scene.export(file_type="glb")
+
+
+def camera_over(world) -> dict:
+    """A camera looking at the table's centre from above its near edge (`ui.scene.move_camera`'s arguments)."""
+    w, d = world.scene.table.width, world.scene.table.depth
+    return {"x": w / 2, "y": -0.35 * d, "z": 0.9 * max(w, d), "look_at_x": w / 2, "look_at_y": d / 2, "look_at_z": 0,
+            "duration": 0}
+
+
+def draw_troopers(view, world, marks: Marks) -> None:
+    """(Re)draw the troopers, the selection and a ruling's witness in `view` (a `ui.scene`)."""
+    view.delete_objects(lambda thing: (thing.name or "").startswith("lofkit:"))
+    v, sides = world.troopers, _sides(world)
+    with view:
+        for i, trooper_id in enumerate(v.ids):
+            x, y, z = float(v.centre[i][0]), float(v.centre[i][1]), float(v.z[i])
+            r, h = float(v.radius[i]), float(v.height[i])
+            colour = NEUTRAL_COLOUR if v.sides[i] is None or v.neutral[i] else side_colour(sides.index(v.sides[i]))
+            view.cylinder(r, r, h, SECTIONS).move(x, y, z + h / 2).rotate(math.pi / 2, 0, 0).material(
+                colour, 0.55 if v.marker[i] else 1.0).with_name(f"lofkit:trooper:{trooper_id}")
+            turn = math.radians(float(v.facing[i]))
+            view.line([x, y, z + h + 0.5], [x + 1.6 * r * math.cos(turn), y + 1.6 * r * math.sin(turn), z + h + 0.5]
+                      ).material("#111111").with_name(f"lofkit:facing:{trooper_id}")
+            if trooper_id in marks.selected:
+                view.ring(r + 2, r + 5, SECTIONS).move(x, y, z + 0.5).material(MARK).with_name(
+                    f"lofkit:selected:{trooper_id}")
+        if marks.ruling and marks.ruling["witness"]:
+            witness = marks.ruling["witness"]
+            view.line(witness["eye"], witness["patch_centre"]).material("#15a34a").with_name("lofkit:witness")

@@ -1,0 +1,235 @@
+"""`lofkit serve` as a user starts it, in a process of its own: one READY line on stdout, Ctrl-C stops it with
+status 0 and no traceback, `--share` asks every request for its token (403 without), a Tabletop Simulator save
+opens as `lofkit import-tts` would import it and is saved beside the save; what it cannot open exits 2."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import nicegui
+import pytest
+
+from lofkit import World, load_scene
+from tests.helpers import REPO
+from tests.test_tts import BLOCK_OBJ, CACHED_URL, MISSING_URL
+
+TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
+READY_TIMEOUT = 120.0
+"""Seconds a server may take to print its READY line (an import and new meshes' proof parts included)."""
+STOP_TIMEOUT = 10.0
+"""Seconds a server may take to stop after Ctrl-C."""
+ASSET = f"/_nicegui/{nicegui.__version__}/static/nicegui.css"
+SOCKET_IO = "/_nicegui_ws/socket.io/?EIO=4&transport=polling"
+WEBSOCKET_HEADERS = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+                     "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Running:
+    """A `lofkit serve` process, its port and the one line it printed when ready."""
+
+    process: subprocess.Popen
+    port: int
+    line: str
+
+    def request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None
+                ) -> http.client.HTTPResponse:
+        """The answer to a request on 127.0.0.1 (read: its body is in `.data`)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = dict(headers or {})
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        connection.request(method, path, json.dumps(body) if body is not None else None, headers)
+        answer = connection.getresponse()
+        answer.data = answer.read() if answer.status != 101 else b""
+        connection.close()
+        return answer
+
+    def stop(self) -> tuple[int, str, str]:
+        """Ctrl-C: (exit status, the rest of stdout, stderr)."""
+        self.process.send_signal(signal.SIGINT)
+        try:
+            out, err = self.process.communicate(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+            pytest.fail(f"lofkit serve did not stop within {STOP_TIMEOUT} s of Ctrl-C: {err}")
+        return self.process.returncode, out, err
+
+
+def ready_line(process: subprocess.Popen) -> str:
+    """The first line on the server's stdout, failing with its stderr if it ends or stays silent first."""
+    ready, _, _ = select.select([process.stdout], [], [], READY_TIMEOUT)
+    line = process.stdout.readline() if ready else ""
+    if not line:
+        process.kill()
+        pytest.fail(f"lofkit serve printed no READY line: {process.communicate()[1]}")
+    return line.rstrip("\n")
+
+
+@contextmanager
+def serving(*args, cwd: Path = REPO):
+    """`lofkit serve ARGS --port <free> --no-browser`, until its READY line; stopped by Ctrl-C at the end."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
+    env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
+    process = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", *map(str, args), "--port", str(port),
+                                "--no-browser"], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    running = Running(process, port, "")
+    try:
+        running.line = ready_line(process)
+        yield running
+    finally:
+        if process.poll() is None:
+            running.stop()
+
+
+def test_ready_line_then_ctrl_c_stops_cleanly():
+    """Exit status 0: Ctrl-C is how a user stops the workbench, and it stopped as asked (not an error, 1 or 2)."""
+    with serving(TABLE_B) as server:
+        assert server.line == f"lofkit workbench: http://127.0.0.1:{server.port}/"
+        assert server.request("GET", "/").status == 200
+        assert server.request("GET", "/api/scene").status == 200  # no token asked without --share
+        status, rest, err = server.stop()
+    assert status == 0, err
+    assert rest == "" and "Traceback" not in err and "Aborted" not in err, err
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """`lofkit serve --share` of table-b, and the token its READY line gives."""
+    with serving(TABLE_B, "--share") as server:
+        found = re.fullmatch(rf"lofkit workbench: http://([0-9.]+):{server.port}/\?token=([A-Za-z0-9_-]{{32}})",
+                             server.line)
+        assert found, server.line
+        yield server, found.group(2)
+
+
+@pytest.mark.parametrize("path", ["/", "/api/scene", ASSET, SOCKET_IO])
+def test_share_refuses_every_request_without_the_token(shared, path):
+    server, token = shared
+    wrong = token[:-1] + ("y" if token.endswith("x") else "x")
+    for headers in ({}, {"Cookie": f"lofkit_token={wrong}"}, {"Cookie": f"other={token}"}):
+        refused = server.request("GET", path, headers=headers)
+        assert refused.status == 403, (path, headers)
+        document = json.loads(refused.data)
+        assert set(document) == {"error", "problems"} and document["problems"] == [] and "token" in document["error"]
+    assert server.request("GET", path + ("&" if "?" in path else "?") + f"token={wrong}").status == 403
+
+
+@pytest.mark.parametrize("path", ["/", "/api/scene", ASSET])
+def test_share_answers_the_token_and_then_its_cookie(shared, path):
+    server, token = shared
+    first = server.request("GET", f"{path}?token={token}")
+    assert first.status == 200
+    cookie = first.getheader("Set-Cookie")
+    assert cookie.startswith(f"lofkit_token={token};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    later = server.request("GET", path, headers={"Cookie": cookie.partition(";")[0]})
+    assert later.status == 200 and later.getheader("Set-Cookie") is None
+
+
+def test_share_asks_websockets_for_the_token(shared):
+    server, token = shared
+    path = "/_nicegui_ws/socket.io/?EIO=4&transport=websocket"
+    assert server.request("GET", path, headers=WEBSOCKET_HEADERS).status == 403
+    assert server.request("GET", path, headers={**WEBSOCKET_HEADERS, "Cookie": f"lofkit_token={token}"}).status == 101
+    assert server.request("GET", SOCKET_IO, headers={"Cookie": f"lofkit_token={token}"}).status == 200
+
+
+def _tts_files(folder: Path) -> tuple[Path, Path]:
+    """A tiny TTS save (two troopers, a cached container, a ruin not in the cache, a plain block) and its cache."""
+    def placed(guid: str, name: str, x: float, z: float, **more) -> dict:
+        transform = {"posX": x, "posY": 1.0, "posZ": z, "rotX": 0, "rotY": 0, "rotZ": 0, "scaleX": 1, "scaleY": 1,
+                     "scaleZ": 1}
+        return {"Name": "Custom_Model", "Nickname": name, "GUID": guid, "Transform": transform, **more}
+
+    objects = [placed("a00001", "Scout S2", -10, 5, Description="side: blue"),
+               placed("a00002", "Heavy S3", 10, -5, Description="side: red"),
+               placed("a00003", "Container", 0, 0, CustomMesh={"MeshURL": CACHED_URL}),
+               placed("a00004", "Ruin", 5, 15, CustomMesh={"MeshURL": MISSING_URL}),
+               placed("a00005", "Block", 15, 15)]
+    save = folder / "map.json"
+    save.write_text(json.dumps({"SaveName": "tiny", "ObjectStates": objects}), encoding="utf-8")
+    models = folder / "Mods" / "Models"
+    models.mkdir(parents=True)
+    (models / "httpcloud3steamusercontentcomugc1234ABCD5678.obj").write_text(BLOCK_OBJ, encoding="utf-8")
+    return save, folder / "Mods"
+
+
+def test_a_tts_save_opens_and_is_saved_beside_it(tmp_path, run_cli):
+    save, cache = _tts_files(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with serving(save, "--mesh-cache", cache, cwd=elsewhere) as server:
+        scene = json.loads(server.request("GET", "/api/scene").data)["scene"]
+        assert {t["id"]: t["side"] for t in scene["troopers"]} == {"scout-s2": "blue", "heavy-s3": "red"}
+        (piece,) = scene["terrain"]
+        assert Path(piece["mesh"]).is_absolute() and Path(piece["mesh"]).is_file()
+        saved = server.request("POST", "/api/save", {"path": "saved.yaml"})
+        assert saved.status == 200 and json.loads(saved.data)["path"] == str((tmp_path / "saved.yaml").resolve())
+        assert server.request("POST", "/api/save", {"path": "saved.yaml"}).status == 409
+        assert server.request("POST", "/api/save", {"path": "../out.yaml"}).status == 400
+        status, _, err = server.stop()
+    assert status == 0 and "Traceback" not in err
+    assert f"{save}: unresolved: Ruin" in err and f"{save}: skipped: Block" in err, err
+    assert list(elsewhere.iterdir()) == [] and not (tmp_path.parent / "out.yaml").exists()
+    validated = run_cli("validate", tmp_path / "saved.yaml")
+    assert validated.exit_code == 0 and "valid (0 errors" in validated.stdout, validated.output
+    world = World.from_scene(load_scene(tmp_path / "saved.yaml"))
+    assert [p.id for p in world.pieces] == ["container"] and world.troopers.ids == ("scout-s2", "heavy-s3")
+
+
+def _refused(run_cli, *args) -> str:
+    """`lofkit serve ARGS` in this process, which must exit 2 with a message and no traceback: the message."""
+    result = run_cli("serve", *args, "--no-browser", "--port", free_port())
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.stderr and result.stdout == "", result.output
+    return result.stderr
+
+
+@pytest.mark.parametrize(("name", "text", "words"), [
+    ("broken.json", "{not json", "line 1, column 2: not valid JSON"),
+    ("empty.json", "{}", "not a Tabletop Simulator save"),
+    ("missing.json", None, "file not found"),
+])
+def test_a_save_it_cannot_open_exits_2_naming_the_file(tmp_path, run_cli, name, text, words):
+    save = tmp_path / name
+    if text is not None:
+        save.write_text(text, encoding="utf-8")
+    message = _refused(run_cli, save)
+    assert f"{save}: {words}" in message, message
+
+
+def test_mesh_cache_is_a_folder_and_for_a_save_only(tmp_path, run_cli):
+    save, _ = _tts_files(tmp_path)
+    assert f"--mesh-cache {tmp_path / 'nowhere'}: not a folder" in _refused(run_cli, save, "--mesh-cache",
+                                                                             tmp_path / "nowhere")
+    assert "--mesh-cache is for a Tabletop Simulator save" in _refused(run_cli, TABLE_B, "--mesh-cache", tmp_path)
+
+
+def test_a_port_in_use_exits_2_before_anything_starts(run_cli):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("serve", "--no-browser", "--port", port)
+    assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.stderr, result.output
+    assert "Traceback" not in result.stderr and result.stdout == ""
