@@ -7,7 +7,7 @@ STAMP := $(VENV)/.lofkit-installed
 SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
-.PHONY: demo test test-fast lint setup system-deps models real-models tables bench clean
+.PHONY: demo test test-fast lint setup system-deps models real-models tables bench screenshots clean
 
 demo: setup
 	$(BIN)/lofkit validate examples/tables/table-a.yaml
@@ -28,6 +28,10 @@ test: setup
 # Everything but the tests marked slow (see pyproject.toml), for a quick check while working.
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow"
+
+# The README's pictures of the workbench, taken by its Playwright test (tests/test_workbench_page.py).
+screenshots: setup
+	LOFKIT_SCREENSHOTS=docs/images $(BIN)/python -m pytest tests/test_workbench_page.py -k "tap_two"
 
 lint: setup
 	$(BIN)/ruff check lofkit tests benchmarks examples terrain_models

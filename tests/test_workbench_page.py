@@ -77,9 +77,10 @@ def _api(base: str, path: str) -> dict:
         return json.load(answer)
 
 
-def _screenshot(page, name: str, folder: Path) -> None:
+def _screenshot(page, name: str, folder: Path, full_page: bool) -> None:
     """A screenshot of the page in `folder`, and in LOFKIT_SCREENSHOTS when that names a folder (the README's)."""
-    page.screenshot(path=str(folder / name))
+    page.wait_for_timeout(1000)  # the 3D view draws at its own pace
+    page.screenshot(path=str(folder / name), full_page=full_page)
     if os.environ.get("LOFKIT_SCREENSHOTS"):
         shutil.copy(folder / name, Path(os.environ["LOFKIT_SCREENSHOTS"]) / name)
 
@@ -129,7 +130,9 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         expected = _api(workbench, "/api/check?shooter=blue-1&target=red-1")["lof"]
         assert shown == ("lof" if expected else "no-lof")
         assert page.query_selector('[data-witness="blue-1"]') or page.query_selector('[data-witness="red-1"]')
-        _screenshot(page, "workbench-phone.png" if phone else "workbench.png", tmp_path)
+        page.wait_for_function("[...document.images].some(i => i.src.includes('view=eye') && i.complete && "
+                               "i.naturalWidth > 0)", timeout=60_000)  # the picture from the shooter's eye
+        _screenshot(page, "workbench-phone.png" if phone else "workbench.png", tmp_path, full_page=not phone)
 
         hidden = next(p["target"] for p in _api(workbench, "/api/matrix")["pairs"]
                       if p["shooter"] == "blue-1" and not p["sight"])

@@ -233,3 +233,18 @@ def test_a_port_in_use_exits_2_before_anything_starts(run_cli):
         result = run_cli("serve", "--no-browser", "--port", port)
     assert result.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in result.stderr, result.output
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_a_photo_map_opens_with_its_picture_under_the_top_view(tmp_path):
+    """The folder `lofkit photo` writes: its scene.yaml, whose `table.image` the page draws under everything."""
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), "#7a8f5c").save(tmp_path / "table.png")
+    (tmp_path / "scene.yaml").write_text("lofkit: 1\ntable: {width: 800, depth: 600, image: table.png}\n"
+                                         "troopers:\n- {id: a, side: blue, silhouette: 2, position: [100, 100]}\n")
+    with serving(tmp_path) as server:
+        picture = server.request("GET", "/workbench/table-image")
+        assert picture.status == 200 and picture.data == (tmp_path / "table.png").read_bytes()
+        assert server.request("GET", "/api/scene").data and server.request("GET", "/").status == 200
+    with serving(TABLE_B) as server:
+        assert server.request("GET", "/workbench/table-image").status == 404  # a table without a picture
