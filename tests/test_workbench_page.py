@@ -241,6 +241,14 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         _click(page, "delete-trooper")
         assert _ids(workbench, "troopers") == troopers
 
+        # a change made elsewhere (the other player's page, the API) shows within a couple of seconds
+        change = urllib.request.Request(workbench + "/api/troopers/red-2", data=json.dumps({"position": list(here)})
+                                        .encode(), method="PUT", headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(change).close()
+        page.wait_for_function(f"document.querySelector('[data-trooper=\"red-2\"]').getAttribute('cx') === "
+                               f"'{here[0]:.1f}'", timeout=5000)
+        _click(page, "undo")
+
         page.get_by_role("tab", name="Terrain").click()
         _click(page, "place-box")  # a box of the form's size, centred where the table is tapped
         _tap_table(page, *box_at)

@@ -31,6 +31,8 @@ DRAG_MM = 3.0
 """A press and release on a trooper farther apart than this is a move; closer, it is a tap."""
 TURN_DEGREES = 45.0
 """How far the turn buttons turn the selected trooper."""
+FOLLOW_SECONDS = 1.0
+"""How often a page looks for changes made elsewhere (another page, the API)."""
 STATES = ("moving", "engaged", "prone")
 HINTS = {
     "select": "Tap a trooper, then another. Drag a trooper to move it. Tap a piece of terrain to select it.",
@@ -94,6 +96,14 @@ class Workbench:
         self.top.on("svg:pointerdown", self._down)
         self.top.on("svg:pointerup", self._up)
         self.refresh()
+        ui.timer(FOLLOW_SECONDS, self.follow)
+
+    def follow(self) -> None:
+        """Show what another page changed (the other player's phone): draw again when the version moved on."""
+        if self.shown_version != self.session.version:
+            self.refresh()
+            if len(self.marks.selected) == 2:
+                self.show_verdict()
 
     # --- layout ----------------------------------------------------------------------------------------------------
 
@@ -168,6 +178,7 @@ class Workbench:
             marks.ruling = None
         self.top.content = top_view(world, marks)
         self.version.text = f"version {self.session.version}"
+        self.shown_version = self.session.version
         self.terrain.show(marks.piece)
         if self.terrain_shown is not world.pieces:
             self.terrain_shown = world.pieces
