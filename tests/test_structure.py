@@ -26,6 +26,7 @@ LAYERS = {
     "dice": 6,
     "design": 7,
     "exchange": 7,
+    "game": 7,
     "viz": 8,
     "workbench": 9,
     "cli": 10,
@@ -35,7 +36,7 @@ lower ranks only; layers of equal rank (design, exchange; units, errors) do not 
 read off the code: scene is plain data; ray casts rays and knows no scene; geometry compiles a Scene into a World
 (placed meshes, volumes, a ray back-end); sight runs the 3 x 3 mm search over a World's arrays; rules answer
 questions with it; dice rolls numbers and needs no geometry, but sits above rules since odds are taken of
-rulings; design and exchange use the rules and the World; viz draws rules' and design's results; the workbench
+rulings; design and exchange use the rules and the World, game the rules (AROs) and dice (the Initiative roll); viz draws rules' and design's results; the workbench
 edits a table live and answers with all of them; cli uses all."""
 
 OUTSIDE_LAYERS = {"lofkit": "the public API", "lofkit.__main__": "`python -m lofkit`", "lofkit.testing": "tests"}

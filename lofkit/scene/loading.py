@@ -43,7 +43,7 @@ def read_document(path: Path) -> object:
         raise SceneError(path, [Problem("(file)", f"not valid {kind.upper()}: {exc}")]) from None
 
 
-def _where(loc: tuple) -> str:
+def place_of(loc: tuple) -> str:
     """('troopers', 2, 'silhouette') -> 'troopers[2].silhouette'."""
     text = ""
     for part in loc:
@@ -72,7 +72,7 @@ def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
-            problem = Problem(_where(error["loc"]), _message(error))
+            problem = Problem(place_of(error["loc"]), _message(error))
             if problem not in problems:
                 problems.append(problem)
         raise SceneError(source, problems) from None

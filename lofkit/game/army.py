@@ -1,0 +1,226 @@
+"""Army lists: unit profiles (with their option rows) and the troopers taken from them, read from YAML, JSON or
+TOML files (`lofkit_army: 1`). A list carries its own profiles: lofkit holds no unit data.
+
+Loading checks the file's shape (types, known keys, unique ids); whether the list is legal (points, AVA, SWC,
+combat groups, the Lieutenant, Remotes, Mercenaries, and troopers naming units and options the list defines) is
+`listcheck`'s question, answered with every problem at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from lofkit.errors import Problem, SceneError
+from lofkit.scene.loading import place_of, read_document
+from lofkit.scene.silhouettes import SILHOUETTES
+
+TroopType = Literal["LI", "MI", "HI", "SK", "WB", "REM", "TAG", "SU"]
+Classification = Literal["garrison", "line", "specially_trained", "veteran", "elite", "headquarters", "mechanized",
+                         "support", "mercenary"]
+Training = Literal["regular", "irregular"]
+Impetuous = Literal["none", "impetuous", "extremely_impetuous"]
+TrooperState = Literal["dead", "unconscious", "sepsitorized", "isolated", "undeployed", "marker",
+                       "deployed_by_impetuous_order"]
+NULL_STATES = frozenset({"dead", "unconscious", "sepsitorized"})
+"""The Null states: a trooper in one generates no orders, cannot react and is no Lieutenant."""
+Ava = Annotated[int, Field(ge=0)] | Literal["total"]
+"""How many troopers of a unit a list may hold: a number, or `total` (no limit)."""
+
+
+class ArmyError(SceneError):
+    """An army list file that cannot be used; carries every problem found (`where`: e.g. ``units.fusilier.bs``)."""
+
+    def __init__(self, source: Path | str | None, problems: list[Problem]):
+        super().__init__(source if source is not None else "<army>", problems)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Faction(_Model):
+    name: str
+    alien: bool = False
+    """The Combined Army and other alien factions: no Mercenaries unless their unit says so."""
+
+
+class Option(_Model):
+    """One option row of a profile: its cost and SWC belong to it, not to the unit."""
+
+    name: str
+    cost: Annotated[int, Field(ge=0)]
+    swc: float | str = 0.0
+    """Support Weapon Cost, a multiple of 0.5; `"+X"` gives X extra SWC to the list instead (and costs 0)."""
+    lieutenant: bool = False
+    """The Lieutenant option: a trooper taking it is the list's Lieutenant."""
+    extra_swc_only_as_lieutenant: bool = False
+    """The extra SWC counts only while this trooper is the Lieutenant."""
+
+    @field_validator("swc")
+    @classmethod
+    def _half_points(cls, value: float | str) -> float | str:
+        number = float(value[1:]) if isinstance(value, str) and value.startswith("+") else value
+        try:
+            number = float(number)
+        except ValueError:
+            raise ValueError(f"SWC {value!r}: give a number (0, 0.5, 1, ...) or an extra SWC like '+0.5'") from None
+        if number < 0 or (2 * number) % 1:
+            raise ValueError(f"SWC {value!r}: SWC comes in steps of 0.5 and is never negative")
+        return value if isinstance(value, str) else number
+
+    @property
+    def extra_swc(self) -> float:
+        """The SWC this option adds to the list's allowance (`+X`), else 0."""
+        return float(self.swc[1:]) if isinstance(self.swc, str) else 0.0
+
+    @property
+    def swc_used(self) -> float:
+        """The SWC this option takes from the allowance (an extra-SWC option takes none)."""
+        return 0.0 if isinstance(self.swc, str) else float(self.swc)
+
+
+class Unit(_Model):
+    """A unit's profile: every trooper of it shares these, and picks one of its `options`."""
+
+    isc: str
+    type: TroopType
+    classification: Classification = "line"
+    training: Training = "regular"
+    impetuous: Impetuous = "none"
+    special_character: bool = False
+    ava: Ava = "total"
+    sectorial_ava: dict[str, Ava] = {}
+    joins_alien_factions: bool = False
+    """A Mercenary unit that may join an alien faction's list anyway."""
+    mov: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] = (4, 4)
+    cc: int = 0
+    bs: int = 0
+    ph: int = 0
+    wip: int = 0
+    arm: int = 0
+    bts: int = 0
+    w: Annotated[int, Field(ge=1)] | None = None
+    str_: Annotated[int, Field(ge=1)] | None = Field(None, alias="str")
+    s: int = 2
+    skills: tuple[str, ...] = ()
+    options: Annotated[tuple[Option, ...], Field(min_length=1)]
+
+    @field_validator("s")
+    @classmethod
+    def _known_silhouette(cls, value: int) -> int:
+        if value not in SILHOUETTES:
+            raise ValueError(f"unknown silhouette {value}; use 1..8")
+        return value
+
+    @model_validator(mode="after")
+    def _wounds_or_structure(self) -> Unit:
+        if (self.w is None) == (self.str_ is None):
+            raise ValueError("give `w` (wounds) or `str` (structure, for TAGs and Remotes), not both")
+        if len({option.name for option in self.options}) != len(self.options):
+            raise ValueError("two options of one unit share a name")
+        return self
+
+    def option(self, name: str) -> Option | None:
+        return next((option for option in self.options if option.name == name), None)
+
+    @property
+    def hacker(self) -> bool:
+        return "hacker" in self.skills
+
+
+class ArmyTrooper(_Model):
+    """A trooper of the list: its unit and option, its combat group and, optionally, its state in a game."""
+
+    id: Annotated[str, Field(min_length=1)]
+    unit: str
+    option: str
+    group: Annotated[int, Field(ge=1)]
+    state: tuple[TrooperState, ...] = ()
+    lieutenant: bool | None = None
+    """Whether it is the Lieutenant; left out, its option says (`lieutenant: true`). Set it to make a special
+    character the Lieutenant, or to name a new one after Loss of Lieutenant."""
+
+    @field_validator("state", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return (value,) if isinstance(value, str) else value
+
+    @property
+    def null(self) -> bool:
+        return bool(NULL_STATES.intersection(self.state))
+
+    @property
+    def deployed(self) -> bool:
+        """On the table, as a model or as a marker."""
+        return "undeployed" not in self.state
+
+
+class ArmyList(_Model):
+    """An army list file (`lofkit_army: 1`)."""
+
+    lofkit_army: Literal[1]
+    name: str = "army"
+    faction: Faction
+    sectorial: str | None = None
+    points: Annotated[int, Field(gt=0)]
+    """The agreed points limit."""
+    units: dict[str, Unit]
+    troopers: tuple[ArmyTrooper, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> ArmyList:
+        ids = [trooper.id for trooper in self.troopers]
+        twice = sorted({trooper_id for trooper_id in ids if ids.count(trooper_id) > 1})
+        if twice:
+            raise ValueError(f"trooper ids must be unique; used twice: {', '.join(twice)}")
+        return self
+
+    def unit_of(self, trooper: ArmyTrooper) -> Unit | None:
+        return self.units.get(trooper.unit)
+
+    def option_of(self, trooper: ArmyTrooper) -> Option | None:
+        unit = self.unit_of(trooper)
+        return unit.option(trooper.option) if unit is not None else None
+
+    def is_lieutenant(self, trooper: ArmyTrooper) -> bool:
+        """Its own `lieutenant:` if given, else whether its option is the Lieutenant option."""
+        if trooper.lieutenant is not None:
+            return trooper.lieutenant
+        option = self.option_of(trooper)
+        return option is not None and option.lieutenant
+
+    def trooper(self, trooper_id: str) -> ArmyTrooper | None:
+        return next((trooper for trooper in self.troopers if trooper.id == trooper_id), None)
+
+
+def _message(error: dict) -> str:
+    if error["type"] == "extra_forbidden":
+        return f"unknown key '{error['loc'][-1]}'; check its spelling against the army format (`lofkit army schema`)"
+    if error["type"] == "missing":
+        return "required field is missing"
+    return error["msg"].removeprefix("Value error, ")
+
+
+def army_from_data(data: object, source: Path | str | None = None) -> ArmyList:
+    """Validate already-parsed army-list data."""
+    if not isinstance(data, dict):
+        raise ArmyError(source, [Problem("(top)", "an army list is a mapping with keys like lofkit_army, faction, "
+                                                  "points, units, troopers")])
+    try:
+        return ArmyList.model_validate(data)
+    except ValidationError as exc:
+        problems = list(dict.fromkeys(Problem(place_of(e["loc"]), _message(e)) for e in exc.errors()))
+        raise ArmyError(source, problems) from None
+
+
+def load_army(path: str | Path) -> ArmyList:
+    """Read an army list: `.yaml`/`.yml`, `.json` or `.toml`."""
+    path = Path(path)
+    try:
+        data = read_document(path)
+    except SceneError as exc:
+        raise ArmyError(path, exc.problems) from None
+    return army_from_data(data, path)
