@@ -1,6 +1,7 @@
 """The `lofkit` command: flags, messages and printing only; one module per topic, each listing its COMMANDS."""
 
 from lofkit.cli.analysis import COMMANDS as _ANALYSIS
+from lofkit.cli.army import COMMANDS as _ARMY
 from lofkit.cli.dice import COMMANDS as _DICE
 from lofkit.cli.group import cli, main
 from lofkit.cli.imports import COMMANDS as _IMPORTS
@@ -12,7 +13,7 @@ from lofkit.cli.rules import COMMANDS as _RULES
 from lofkit.cli.scene import COMMANDS as _SCENE
 from lofkit.cli.serve import COMMANDS as _SERVE
 
-for _command in _SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS + _SERVE:
+for _command in _SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS + _SERVE + _ARMY:
     cli.add_command(_command)
 del _command
 

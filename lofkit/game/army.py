@@ -8,10 +8,20 @@ combat groups, the Lieutenant, Remotes, Mercenaries, and troopers naming units a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from lofkit.errors import Problem, SceneError
 from lofkit.scene.loading import place_of, read_document
@@ -26,6 +36,14 @@ TrooperState = Literal["dead", "unconscious", "sepsitorized", "isolated", "undep
                        "deployed_by_impetuous_order"]
 NULL_STATES = frozenset({"dead", "unconscious", "sepsitorized"})
 """The Null states: a trooper in one generates no orders, cannot react and is no Lieutenant."""
+States = Annotated[
+    tuple[TrooperState, ...],
+    BeforeValidator(lambda value: (value,) if isinstance(value, str) else value),
+    WithJsonSchema({"anyOf": [{"enum": list(get_args(TrooperState))},
+                              {"type": "array", "items": {"enum": list(get_args(TrooperState))}}],
+                    "description": "one state, or a list of them"}),
+]
+"""A trooper's states in a game: one (`state: unconscious`) or several."""
 Ava = Annotated[int, Field(ge=0)] | Literal["total"]
 """How many troopers of a unit a list may hold: a number, or `total` (no limit)."""
 
@@ -138,15 +156,10 @@ class ArmyTrooper(_Model):
     unit: str
     option: str
     group: Annotated[int, Field(ge=1)]
-    state: tuple[TrooperState, ...] = ()
+    state: States = ()
     lieutenant: bool | None = None
     """Whether it is the Lieutenant; left out, its option says (`lieutenant: true`). Set it to make a special
     character the Lieutenant, or to name a new one after Loss of Lieutenant."""
-
-    @field_validator("state", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: object) -> object:
-        return (value,) if isinstance(value, str) else value
 
     @property
     def null(self) -> bool:
@@ -224,3 +237,14 @@ def load_army(path: str | Path) -> ArmyList:
     except SceneError as exc:
         raise ArmyError(path, exc.problems) from None
     return army_from_data(data, path)
+
+
+def army_schema() -> dict:
+    """JSON Schema (draft 2020-12) of an army-list file (shipped as army.schema.json)."""
+    schema = ArmyList.model_json_schema(by_alias=True, mode="validation")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "lofkit army list",
+            **{key: value for key, value in schema.items() if key != "title"}}
+
+
+def army_schema_json() -> str:
+    return json.dumps(army_schema(), indent=2) + "\n"

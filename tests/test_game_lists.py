@@ -1,0 +1,162 @@
+"""Army lists: loading (every problem with its place), and the legality check at the edge of every rule: 10 and 11
+troopers in a group, exactly at the points limit and one over, SWC exactly at the allowance with and without extra
+SWC (and extra SWC that counts only for the Lieutenant), AVA at its value and one over and Total, zero, one and
+two Lieutenants, a Remote with a Hacker in another group and with none, Mercenaries and alien factions."""
+
+import json
+
+import jsonschema
+import pytest
+import yaml
+
+from lofkit.game.army import ArmyError, army_from_data, army_schema, army_schema_json, load_army
+from lofkit.game.listcheck import check_list
+from tests.game_helpers import army_data, build_army, regulars, trooper, unit
+from tests.helpers import REPO
+
+ARMIES = REPO / "examples" / "armies"
+
+
+def rules_broken(army) -> list[str]:
+    return [problem.rule for problem in check_list(army).problems]
+
+
+def test_the_example_lists_are_legal_and_shipped_with_their_schema():
+    for name in ("blue", "red"):
+        result = check_list(load_army(ARMIES / f"{name}.yaml"))
+        assert result.valid and result.points <= 300 and result.lieutenant == f"{name}-1", result.problems
+    assert (REPO / "army.schema.json").read_text() == army_schema_json()
+    validator = jsonschema.Draft202012Validator(army_schema())
+    for name in ("blue", "red"):
+        assert not list(validator.iter_errors(yaml.safe_load((ARMIES / f"{name}.yaml").read_text())))
+    assert list(validator.iter_errors(army_data(regulars(1), colour="red")))
+
+
+def test_order_pool_example_list_is_legal():
+    """12 Regular troopers in combat groups of 8 and 4."""
+    result = check_list(build_army(regulars(8, 1, 1, lieutenant=1) + regulars(4, 2, 9)))
+    assert result.valid and [(g, len(ids)) for g, ids in result.groups] == [(1, 8), (2, 4)]
+
+
+@pytest.mark.parametrize("size, legal", [(10, True), (11, False)])
+def test_a_combat_group_holds_at_most_ten_troopers(size, legal):
+    army = build_army(regulars(size, 1, 1, lieutenant=1), points=400)
+    assert rules_broken(army) == ([] if legal else ["combat_group"])
+    if not legal:
+        assert check_list(army).problems[0].where == "group 1"
+
+
+@pytest.mark.parametrize("limit, legal", [(40, True), (39, False)])
+def test_points_exactly_at_the_limit_and_one_over(limit, legal):
+    army = build_army([trooper("lt", option="Lieutenant"), trooper("a"), trooper("b", option="Heavy Gun")], points=limit)
+    assert check_list(army).points == 10 + 10 + 20
+    assert ("points" in rules_broken(army)) is not legal
+
+
+def _swc_army(guns: int, points: int, extra: str | None = None, extra_as_lieutenant: bool = False, extra_is_lt=True):
+    line = unit()
+    line["options"].append({"name": "Officer", "cost": 18, "swc": extra or "+0",
+                            "extra_swc_only_as_lieutenant": extra_as_lieutenant})
+    troopers = [trooper(f"g{k}", option="Heavy Gun") for k in range(guns)]
+    officer = trooper("officer", option="Officer", lieutenant=True if extra_is_lt else None)
+    lieutenant = [] if extra_is_lt else [trooper("lt", option="Lieutenant")]
+    units = {"line": {**line, "special_character": True}}
+    return build_army(troopers + [officer] + lieutenant, units, points=points)
+
+
+@pytest.mark.parametrize("guns, points, extra, only_lt, officer_is_lt, legal", [
+    (6, 300, None, False, True, True),     # 6 SWC at 300 points: exactly the allowance
+    (7, 300, None, False, True, False),    # one over
+    (7, 300, "+1", False, True, True),     # extra SWC makes room
+    (7, 300, "+1", True, True, True),      # a Lieutenant-only extra, on the Lieutenant
+    (7, 300, "+1", True, False, False),    # the same extra on a trooper that is not the Lieutenant
+    (5, 225, "+0.5", False, True, True),   # 225 points: 4.5, plus 0.5 = 5 exactly
+])
+def test_swc_at_the_allowance_with_and_without_extra_swc(guns, points, extra, only_lt, officer_is_lt, legal):
+    army = _swc_army(guns, points, extra, only_lt, officer_is_lt)
+    assert ("swc" not in rules_broken(army)) is legal, check_list(army).to_dict()
+
+
+def test_the_swc_allowance_is_points_over_fifty_exactly():
+    assert check_list(build_army(regulars(1, lieutenant=1), points=225)).swc_limit == 4.5
+    assert check_list(build_army(regulars(1, lieutenant=1), points=300)).swc_limit == 6
+
+
+@pytest.mark.parametrize("ava, taken, legal", [(2, 2, True), (2, 3, False), ("total", 15, True), (0, 1, False)])
+def test_ava_at_its_value_one_over_and_total(ava, taken, legal):
+    units = {"line": unit(), "elite": unit("Elite", ava=ava)}
+    army = build_army([trooper("lt", option="Lieutenant")] + [trooper(f"e{k}", k // 10 + 1, unit_name="elite")
+                                                               for k in range(taken)], units, points=1000)
+    assert ("ava" not in rules_broken(army)) is legal
+
+
+def test_ava_counts_troopers_of_a_unit_whatever_their_options_and_a_sectorial_uses_its_own():
+    units = {"line": unit(ava=2, sectorial_ava={"coast": 4})}
+    troopers = [trooper("lt", option="Lieutenant"), trooper("a", option="Heavy Gun"), trooper("b")]
+    assert rules_broken(build_army(troopers, units)) == ["ava"]
+    assert rules_broken(build_army(troopers, units, sectorial="coast")) == []
+    assert rules_broken(build_army(troopers, units, sectorial="inland")) == ["ava"]
+
+
+@pytest.mark.parametrize("lieutenants, legal", [(0, False), (1, True), (2, False)])
+def test_exactly_one_lieutenant(lieutenants, legal):
+    army = build_army([trooper(f"t{k}", option="Lieutenant" if k < lieutenants else "Rifle") for k in range(3)])
+    assert ("lieutenant" not in rules_broken(army)) is legal
+
+
+def test_only_a_lieutenant_option_or_a_special_character_can_be_named_lieutenant():
+    units = {"line": unit(), "hero": unit("Hero", special_character=True)}
+    assert rules_broken(build_army([trooper("a", lieutenant=True)], units)) == ["lieutenant"]
+    assert rules_broken(build_army([trooper("h", unit_name="hero", lieutenant=True), trooper("a")], units)) == []
+
+
+def test_a_remote_needs_a_tag_or_a_hacker_anywhere_in_the_list():
+    units = {"line": unit(), "drone": unit("Drone", type="REM", w=None, str=1),
+             "hacker": unit("Hacker", skills=["hacker"]), "tag": unit("Tag", type="TAG", w=None, str=3)}
+    base = [trooper("lt", option="Lieutenant"), trooper("d", 2, unit_name="drone")]
+    assert rules_broken(build_army(base, units)) == ["remote"]
+    assert rules_broken(build_army(base + [trooper("h", 1, unit_name="hacker")], units)) == []
+    assert rules_broken(build_army(base + [trooper("t", 1, unit_name="tag")], units)) == []
+
+
+def test_mercenaries_stay_out_of_alien_lists_unless_their_unit_says_so():
+    units = {"line": unit(), "merc": unit("Mercs", classification="mercenary")}
+    troopers = [trooper("lt", option="Lieutenant"), trooper("m", unit_name="merc")]
+    assert rules_broken(build_army(troopers, units, faction={"name": "combined", "alien": True})) == ["mercenary"]
+    assert rules_broken(build_army(troopers, units)) == []
+    units["merc"]["joins_alien_factions"] = True
+    assert rules_broken(build_army(troopers, units, faction={"name": "combined", "alien": True})) == []
+
+
+def test_a_trooper_naming_an_unknown_unit_or_option():
+    army = build_army([trooper("lt", option="Lieutenant"), trooper("x", unit_name="ghost"), trooper("y", option="Gun")])
+    problems = check_list(army).problems
+    assert [(p.rule, p.where) for p in problems] == [("unit", "troopers[1].unit"), ("option", "troopers[2].option")]
+
+
+def test_every_problem_of_a_malformed_list_with_its_place(tmp_path):
+    data = army_data([trooper("a", group=0), trooper("a")], units={"line": unit(w=None, s=9)})
+    with pytest.raises(ArmyError) as caught:
+        army_from_data(data, tmp_path / "list.yaml")
+    places = [p.where for p in caught.value.problems]
+    assert "troopers[0].group" in places and "units.line.s" in places and str(tmp_path / "list.yaml") in str(caught.value)
+    with pytest.raises(ArmyError, match="used twice: a"):
+        army_from_data(army_data([trooper("a"), trooper("a")]))
+
+
+def test_army_check_answers_in_json_and_refuses_bad_files(tmp_path, run_cli):
+    result = run_cli("army", "check", ARMIES / "blue.yaml", "--json")
+    document = json.loads(result.stdout)
+    assert result.exit_code == 0 and document["valid"] is True
+    assert {"valid", "points", "points_limit", "swc", "swc_limit", "groups", "problems"} <= set(document)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump(army_data(regulars(11))), encoding="utf-8")
+    result = run_cli("army", "check", broken, "--json")
+    assert result.exit_code == 0 and {p["rule"] for p in json.loads(result.stdout)["problems"]} == \
+        {"combat_group", "lieutenant"}
+    assert "not legal" in run_cli("army", "check", broken).stdout
+    for bad, words in (("lofkit_army: 1\npoints: [", "not valid YAML"), ("lofkit_army: 2\n", "lofkit_army")):
+        broken.write_text(bad, encoding="utf-8")
+        result = run_cli("army", "check", broken)
+        assert result.exit_code == 2 and words in result.stderr and "Traceback" not in result.stderr
+        assert str(broken) in result.stderr
