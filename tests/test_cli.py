@@ -7,7 +7,8 @@ import pytest
 from lofkit import World, distance, info, load_scene, zoc
 from tests.helpers import REPO, scene_data, trooper, write_scene
 
-EXAMPLES = sorted(p.relative_to(REPO) for p in (REPO / "examples").rglob("*.yaml"))
+EXAMPLES = sorted(p.relative_to(REPO) for p in (REPO / "examples").rglob("*.yaml") if p.parent.name != "armies")
+"""Every example scene (army lists, in examples/armies, are checked by `army check`: tests/test_game_lists.py)."""
 
 
 @pytest.mark.parametrize("scene", EXAMPLES, ids=str)
