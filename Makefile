@@ -20,6 +20,8 @@ demo: setup
 	$(BIN)/lofkit render examples/tables/table-b.yaml -o out/table-b.png --view iso
 	$(BIN)/lofkit report examples/rulebook_lof.yaml fusilier iguana -o out/ruling
 	$(BIN)/lofkit heatmap examples/tables/table-a.yaml --zone red --quick -o out/heatmap-red.png
+	$(BIN)/lofkit army check examples/armies/blue.yaml
+	$(BIN)/lofkit orders examples/armies/blue.yaml
 	@echo "the workbench, in a browser: $(BIN)/lofkit serve examples/tables/table-b.yaml (then open http://127.0.0.1:8765/)"
 
 test: setup

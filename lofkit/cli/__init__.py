@@ -11,12 +11,13 @@ from lofkit.cli.measure import COMMANDS as _MEASURE
 from lofkit.cli.orders import COMMANDS as _ORDERS
 from lofkit.cli.photo import COMMANDS as _PHOTO
 from lofkit.cli.pictures import COMMANDS as _PICTURES
+from lofkit.cli.reactions import COMMANDS as _REACTIONS
 from lofkit.cli.rules import COMMANDS as _RULES
 from lofkit.cli.scene import COMMANDS as _SCENE
 from lofkit.cli.serve import COMMANDS as _SERVE
 
 for _command in (_SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS + _SERVE + _ARMY
-                 + _INITIATIVE + _ORDERS):
+                 + _INITIATIVE + _ORDERS + _REACTIONS):
     cli.add_command(_command)
 del _command
 

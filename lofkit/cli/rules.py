@@ -13,16 +13,33 @@ from lofkit.errors import LofkitError
 @scene_argument
 @click.argument("active")
 @click.option("--path", "path_text", metavar="x,y;x,y;...", help="The declared move, as points in mm.")
+@click.option("--army", "army_texts", multiple=True, metavar="SIDE=LIST",
+              help="A side's army list (repeatable): Null and undeployed troopers cannot react, and each reaction "
+                   "lists the skills it may declare.")
+@click.option("--skills", "skills_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="With --army: a skill catalogue to use instead of lofkit's own.")
 @json_option
-def aro(scene: str, active: str, path_text: str | None, as_json: bool) -> None:
+def aro(scene: str, active: str, path_text: str | None, army_texts: tuple[str, ...], skills_file: str | None,
+        as_json: bool) -> None:
     """Which enemies may declare an ARO against ACTIVE, standing still or moving along --path."""
+    from lofkit.cli.reactions import army_catalogue, print_army_reactions, side_army
+    from lofkit.game.reactions import join_armies, match_armies
     from lofkit.rules.aro import aro as reactions_to
     from lofkit.rules.aro import parse_path
 
     path = parse_path(path_text) if path_text is not None else None
-    result = reactions_to(load_world(scene, quiet=as_json), active, path)
+    armies = [side_army(text) for text in army_texts]
+    catalogue = army_catalogue(skills_file, armies)
+    world = load_world(scene, quiet=as_json)
+    roster = match_armies(world.scene, armies) if armies else None
+    result = reactions_to(world, active, path)
+    if roster is not None:
+        result = join_armies(world, result, roster, catalogue)
     if as_json:
         emit_json(result.to_dict())
+        return
+    if roster is not None:
+        print_army_reactions(result, path)
         return
     moving = f"moving along {len(result.path) - 1} legs ({result.stations} stations)" if path else "standing still"
     out.print(f"{active}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
