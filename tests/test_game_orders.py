@@ -327,6 +327,14 @@ def test_orders_json_in_retreat(run_cli, tmp_path):
     assert document["impetuous_unusable"] == ["h1"] and "impetuous_phase" not in document["turn_sequence"]
 
 
+def test_retreat_by_the_callers_threshold_below_the_victory_points(run_cli, tmp_path):
+    """Two 10-point troopers and a Lieutenant of 10, one trooper dead: 20 Victory Points."""
+    path = write_list(tmp_path, regulars(2, lieutenant=1) + [trooper("gone", state="dead")])
+    for below, retreat in ((21, True), (20, False)):
+        document = json.loads(run_cli("orders", path, "--retreat-below", below, "--json").stdout)
+        assert (document["victory_points"], document["retreat"]) == (20, retreat)
+
+
 def test_orders_turn_start_leaves_out_impetuous_deployments(run_cli, tmp_path):
     path = write_list(tmp_path, [trooper("t1", option="Lieutenant"),
                                  trooper("h1", unit_name="hothead", state="deployed_by_impetuous_order")])

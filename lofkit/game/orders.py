@@ -126,6 +126,11 @@ def victory_points(army: ArmyList) -> int:
     return sum(army.option_of(trooper).cost for trooper in army.troopers if not trooper.null)
 
 
+def in_retreat(army: ArmyList, below: int) -> bool:
+    """Retreat! by a threshold the caller gives (the rules give none): the army's Victory Points are below `below`."""
+    return victory_points(army) < below
+
+
 def _null_state(trooper: ArmyTrooper) -> str | None:
     return next((state for state in trooper.state if state in NULL_STATES), None)
 
