@@ -11,6 +11,8 @@ import yaml
 from lofkit import World, scene_from_data
 
 REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_SCENES = sorted(p for p in (REPO / "examples").rglob("*.yaml") if p.parent.name != "armies")
+"""Every example scene file (examples/armies holds army lists, not scenes)."""
 
 
 def trooper(trooper_id: str, x: float, y: float, **fields) -> dict:

@@ -5,10 +5,9 @@ import json
 import pytest
 
 from lofkit import World, distance, info, load_scene, zoc
-from tests.helpers import REPO, scene_data, trooper, write_scene
+from tests.helpers import EXAMPLE_SCENES, REPO, scene_data, trooper, write_scene
 
-EXAMPLES = sorted(p.relative_to(REPO) for p in (REPO / "examples").rglob("*.yaml") if p.parent.name != "armies")
-"""Every example scene (army lists, in examples/armies, are checked by `army check`: tests/test_game_lists.py)."""
+EXAMPLES = [path.relative_to(REPO) for path in EXAMPLE_SCENES]
 
 
 @pytest.mark.parametrize("scene", EXAMPLES, ids=str)

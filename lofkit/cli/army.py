@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import emit_json, json_option, out
+from lofkit.cli.common import emit_json, emit_text, json_option, out
 from lofkit.game.army import army_schema_json, load_army
 from lofkit.game.listcheck import check_list
 
@@ -46,11 +44,7 @@ def check(army_list: str, as_json: bool) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 def schema(output: str | None) -> None:
     """Print the JSON Schema of the army-list format."""
-    text = army_schema_json()
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-    else:
-        click.echo(text, nl=False)
+    emit_text(army_schema_json(), output)
 
 
 COMMANDS: list[click.Command] = [army]

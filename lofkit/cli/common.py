@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -47,6 +48,14 @@ def prepare_parts(world: World) -> None:
 
 def emit_json(document: dict) -> None:
     click.echo(json.dumps(document, indent=2))
+
+
+def emit_text(text: str, output: str | None) -> None:
+    """`text` on stdout, or into the file `output` when given (a schema, for instance)."""
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
 
 
 def warn(source: str, warnings) -> None:

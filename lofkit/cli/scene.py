@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import BAD_INPUT, emit_json, err, json_option, load_world, out, scene_argument
+from lofkit.cli.common import BAD_INPUT, emit_json, emit_text, err, json_option, load_world, out, scene_argument
 from lofkit.rules import queries
 from lofkit.rules.validation import validate_file
 from lofkit.scene.schema import scene_schema_json
@@ -81,11 +80,7 @@ def info(scene: str, as_json: bool) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 def schema(output: str | None) -> None:
     """Print the JSON Schema of the scene format."""
-    text = scene_schema_json()
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-    else:
-        click.echo(text, nl=False)
+    emit_text(scene_schema_json(), output)
 
 
 COMMANDS: list[click.Command] = [validate, info, schema]

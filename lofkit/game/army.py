@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from lofkit.errors import Problem, SceneError
-from lofkit.scene.loading import place_of, read_document
+from lofkit.scene.loading import read_document, validation_problems
 from lofkit.scene.silhouettes import SILHOUETTES
 
 TroopType = Literal["LI", "MI", "HI", "SK", "WB", "REM", "TAG", "SU"]
@@ -209,14 +209,6 @@ class ArmyList(_Model):
         return next((trooper for trooper in self.troopers if trooper.id == trooper_id), None)
 
 
-def _message(error: dict) -> str:
-    if error["type"] == "extra_forbidden":
-        return f"unknown key '{error['loc'][-1]}'; check its spelling against the army format (`lofkit army schema`)"
-    if error["type"] == "missing":
-        return "required field is missing"
-    return error["msg"].removeprefix("Value error, ")
-
-
 def army_from_data(data: object, source: Path | str | None = None) -> ArmyList:
     """Validate already-parsed army-list data."""
     if not isinstance(data, dict):
@@ -225,8 +217,7 @@ def army_from_data(data: object, source: Path | str | None = None) -> ArmyList:
     try:
         return ArmyList.model_validate(data)
     except ValidationError as exc:
-        problems = list(dict.fromkeys(Problem(place_of(e["loc"]), _message(e)) for e in exc.errors()))
-        raise ArmyError(source, problems) from None
+        raise ArmyError(source, validation_problems(exc, "lofkit army schema")) from None
 
 
 def load_army(path: str | Path) -> ArmyList:

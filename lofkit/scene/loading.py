@@ -54,12 +54,17 @@ def place_of(loc: tuple) -> str:
     return text or "(top)"
 
 
-def _message(error: dict) -> str:
-    if error["type"] == "extra_forbidden":
-        return f"unknown key '{error['loc'][-1]}'; check its spelling against the scene format (`lofkit schema`)"
-    if error["type"] == "missing":
-        return "required field is missing"
-    return error["msg"].removeprefix("Value error, ")
+def validation_problems(exc: ValidationError, schema_command: str = "lofkit schema") -> list[Problem]:
+    """pydantic's errors as problems, each once, with its place; an unknown key names the command that prints the
+    file format's schema."""
+    def message(error: dict) -> str:
+        if error["type"] == "extra_forbidden":
+            return f"unknown key '{error['loc'][-1]}'; check its spelling against the file format (`{schema_command}`)"
+        if error["type"] == "missing":
+            return "required field is missing"
+        return error["msg"].removeprefix("Value error, ")
+
+    return list(dict.fromkeys(Problem(place_of(error["loc"]), message(error)) for error in exc.errors()))
 
 
 def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
@@ -70,12 +75,7 @@ def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
     try:
         scene = Scene.model_validate(data, context={"units": units if units in SCENE_UNITS else "mm"})
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            problem = Problem(place_of(error["loc"]), _message(error))
-            if problem not in problems:
-                problems.append(problem)
-        raise SceneError(source, problems) from None
+        raise SceneError(source, validation_problems(exc)) from None
     if source is not None:
         scene._source = Path(source).resolve()
     problems = scene_problems(scene)
