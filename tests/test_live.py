@@ -1,13 +1,22 @@
 """A live LoF matrix (what the workbench keeps): after a trooper moves or turns, recomputing only the pairs that
-include it and the pairs whose sight it may change gives exactly the full matrix."""
+include it and the pairs whose sight it may change gives exactly the full matrix; the rules that keep a pair's
+sight, and the corridor they rest on, on geometry whose answer is known by hand."""
+
+import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lofkit import World, load_scene
-from lofkit.rules.live import LiveMatrix, affected_pairs
+from lofkit.geometry.volumes import base_volumes
+from lofkit.rules.live import LiveMatrix, affected_pairs, affected_verdicts, sight_may_change
 from lofkit.rules.lof import matrix
+from lofkit.sight.obstruction import comes_near, in_corridor
+from lofkit.sight.search import sight
 from tests.helpers import REPO, build_world, trooper
+from tests.strategies import SETTINGS, layouts, scene
 
 
 def moved(world, index: int, **changes):
@@ -15,6 +24,17 @@ def moved(world, index: int, **changes):
     troopers = list(world.scene.troopers)
     troopers[index] = troopers[index].model_copy(update=changes)
     return world.with_scene(world.scene.model_copy(update={"troopers": troopers}))
+
+
+def sights_before(world) -> list:
+    """Each unordered pair's sight, in `np.triu_indices` order (what `sight_may_change` is given)."""
+    pairs = np.column_stack(np.triu_indices(len(world.troopers), k=1))
+    found = sight(world, pairs, evidence=False)
+    return [found[pair] for pair in map(tuple, pairs.tolist())]
+
+
+def searched(before, after, sights=None) -> set:
+    return {tuple(p) for p in sight_may_change(before.troopers, after.troopers, sights).tolist()}
 
 
 def test_a_trooper_in_a_corridor_makes_that_pair_affected():
@@ -27,8 +47,143 @@ def test_a_trooper_in_a_corridor_makes_that_pair_affected():
     assert {tuple(p) for p in affected_pairs(into.troopers, away.troopers).tolist()} == pairs
 
 
+def test_a_pair_that_sees_over_a_prone_trooper_keeps_its_sight_while_it_crawls_about():
+    """a and b (S2, 40 mm tall) see each other over open ground: the witness runs from the top of a's front edge to
+    the middle of b's template, 20 mm up or more. c lies prone (3 mm) in their corridor and crawls along it: it
+    stays far below that witness, so the pair keeps its sight without a search; on its feet (40 mm) on the line
+    between them, it may hide them, and the pair is searched again."""
+    world = build_world([trooper("a", 100, 500), trooper("b", 900, 500),
+                         trooper("c", 450, 505, state=["prone"])])
+    sights = sights_before(world)
+    assert sights[0].seen  # (a, b): the first pair
+    crawled = moved(world, 2, position=(550.0, 495.0))
+    assert searched(world, crawled) == {(0, 1), (0, 2), (1, 2)}  # without the rule: c is in the corridor
+    assert searched(world, crawled, sights) == {(0, 2), (1, 2)}
+    live = LiveMatrix(world)
+    live.update(crawled)
+    assert live.result.to_dict() == matrix(crawled).to_dict()
+    standing = moved(world, 2, position=(500.0, 500.0), state=[])
+    assert (0, 1) in searched(world, standing, sights)
+    live.update(standing)
+    assert live.result.to_dict() == matrix(standing).to_dict()
+
+
+def test_a_pair_proved_hidden_by_a_wall_stays_hidden_whoever_walks_behind_it():
+    """A wall taller and wider than a and b stands between them: every segment between them crosses it (a proof).
+    c walks from one side of the wall to the other, in their corridor all the while: the pair needs no search."""
+    wall = {"id": "wall", "box": {"size": [20, 300, 100]}, "position": [500, 500, 0]}
+    world = build_world([trooper("a", 100, 500), trooper("b", 900, 500), trooper("c", 300, 510)], [wall])
+    sights = sights_before(world)
+    assert not sights[0].seen and sights[0].proof == "wall"
+    walked = moved(world, 2, position=(700.0, 490.0))
+    assert (0, 1) in searched(world, walked)
+    assert searched(world, walked, sights) == {(0, 2), (1, 2)}
+    live = LiveMatrix(world)
+    live.update(walked)
+    assert live.result.to_dict() == matrix(walked).to_dict()
+
+
+def test_a_trooper_that_only_turns_changes_only_its_own_shots():
+    """Turning moves no volume (sight reads volumes only: no search) and the arc is the shooter's (LoF 1): only the
+    verdicts the turned trooper shoots are rebuilt; so are those of a trooper that turns to follow a mover
+    (`facing_towards`)."""
+    world = build_world([trooper("a", 100, 500), trooper("b", 900, 500), trooper("c", 500, 800),
+                         trooper("d", 500, 100, facing=None, facing_towards="c")])
+    turned = moved(world, 1, facing=180.0)
+    assert searched(world, turned, sights_before(world)) == set()
+    no_search = np.empty((0, 2), dtype=np.int64)
+    assert {tuple(p) for p in affected_verdicts(world.troopers, turned.troopers, no_search).tolist()} == {
+        (1, 0), (1, 2), (1, 3)}
+    followed = moved(turned, 2, position=(700.0, 800.0))  # d turns to keep facing c
+    searched_pairs = sight_may_change(turned.troopers, followed.troopers, sights_before(turned))
+    verdicts = {tuple(p) for p in affected_verdicts(turned.troopers, followed.troopers, searched_pairs).tolist()}
+    assert {(3, 0), (3, 1), (3, 2)} <= verdicts and (0, 3) not in verdicts and (1, 3) not in verdicts
+    live = LiveMatrix(world)
+    for changed in (turned, followed):
+        live.update(changed)
+        assert live.result.to_dict() == matrix(changed).to_dict()
+
+
+def test_the_corridor_is_the_hull_of_both_volumes_not_their_box():
+    """a stands 100 mm up (on a tower), b on the ground 800 mm away. Above c's footprint (50 mm from a) every
+    segment between them is still 90 mm up or more, and c is 40 mm tall: it is out of their corridor, though
+    inside the box around both volumes. d stands on the ground next to b, where segments come down to the ground."""
+    world = build_world([trooper("a", 100, 500, z=100), trooper("b", 900, 500), trooper("c", 150, 500),
+                         trooper("d", 850, 500)])
+    v = world.troopers
+    assert in_corridor(v, np.array([0, 0]), np.array([1, 1]), np.array([2, 3])).tolist() == [False, True]
+
+
+def random_cylinders(rng, count: int):
+    """`count` random trooper volumes, every one blocking LoF."""
+    volumes = base_volumes(rng.uniform(0, 200, (count, 2)), rng.choice([0.0, 0.0, 20.0, 60.0], count),
+                           rng.choice([12.5, 20.0, 27.5, 35.0], count), rng.choice([3.0, 25.0, 40.0, 70.0], count))
+    return dataclasses.replace(volumes, blocks_lof=np.ones(count, dtype=bool))
+
+
+def test_the_corridor_misses_no_trooper_that_meets_the_hull():
+    """Soundness of `in_corridor` against the hull sampled finely: every trooper some blend of a's and b's
+    cylinders ((1 - t) a + t b) overlaps is in their corridor, and only troopers that come within a whisker of
+    one are."""
+    rng = np.random.default_rng(11)
+    count = 600
+    v = random_cylinders(rng, 3 * count)
+    a, b, other = np.arange(count), np.arange(count) + count, np.arange(count) + 2 * count
+    t = np.linspace(0, 1, 2001)[None, :]
+    centre = v.centre[a][:, None] * (1 - t[..., None]) + v.centre[b][:, None] * t[..., None]
+    radius = v.radius[a][:, None] * (1 - t) + v.radius[b][:, None] * t
+    bottom = v.z[a][:, None] * (1 - t) + v.z[b][:, None] * t
+    top = v.top[a][:, None] * (1 - t) + v.top[b][:, None] * t
+    gap = np.linalg.norm(centre - v.centre[other][:, None], axis=-1) - radius - v.radius[other][:, None]
+
+    def meets(slack):
+        return ((gap < slack) & (bottom < v.top[other][:, None] + slack) & (top > v.z[other][:, None] - slack)).any(1)
+
+    found = in_corridor(v, a, b, other)
+    assert not (meets(0.0) & ~found).any()
+    assert not (found & ~meets(0.5)).any()
+    assert 0 < meets(0.0).sum() < count
+
+
+def test_comes_near_misses_no_segment_within_reach():
+    """Soundness of `comes_near` against segments sampled finely: a segment some point of which is within `reach`
+    of a cylinder comes near it."""
+    rng = np.random.default_rng(12)
+    count, reach = 2000, 2.4
+    v = random_cylinders(rng, count)
+    starts = np.column_stack([rng.uniform(0, 200, (count, 2)), rng.uniform(0, 120, count)])
+    ends = np.column_stack([rng.uniform(0, 200, (count, 2)), rng.uniform(0, 120, count)])
+    ends[::7, :2] = starts[::7, :2]  # straight up or down
+    ends[::11, 2] = starts[::11, 2]  # level
+    points = starts[:, None] + np.linspace(0, 1, 4001)[None, :, None] * (ends - starts)[:, None]
+    across = np.maximum(np.linalg.norm(points[..., :2] - v.centre[:, None], axis=-1) - v.radius[:, None], 0.0)
+    up = np.maximum(np.maximum(v.z[:, None] - points[..., 2], points[..., 2] - v.top[:, None]), 0.0)
+    near = (np.hypot(across, up) < reach).any(axis=1)
+    found = comes_near(v, starts, ends, np.arange(count), reach)
+    assert not (near & ~found).any()
+    assert 0 < near.sum() < count
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(layouts(), st.data())
+def test_after_moves_in_random_layouts_the_live_matrix_is_the_full_one(layout, data):
+    """Two moves of random troopers in a small scene of terrain and 2-4 troopers (`tests.strategies.layouts`), far
+    enough to step into or out of other pairs' corridors, each facing a new way (or turning only)."""
+    world = scene(layout)
+    live = LiveMatrix(world)
+    for _ in range(2):
+        k = data.draw(st.integers(0, len(world.troopers) - 1))
+        x, y = world.scene.troopers[k].position
+        dx, dy = (data.draw(st.floats(-250, 250)) for _ in range(2))
+        world = moved(world, k, position=(x + dx, y + dy), facing=data.draw(st.floats(0, 360)))
+        live.update(world)
+        assert live.result.to_dict() == matrix(world).to_dict()
+
+
 @pytest.mark.parametrize("table", ["rulebook_lof.yaml", pytest.param("tables/table-b.yaml", marks=pytest.mark.slow)])
-def test_after_random_moves_the_live_matrix_is_the_full_one(table):
+@pytest.mark.parametrize("reach", [None, 150.0])
+def test_after_random_moves_the_live_matrix_is_the_full_one(table, reach):
+    """Moves anywhere on the table, or up to `reach` mm away (staying in many corridors), each to a new facing."""
     world = World.from_scene(load_scene(REPO / "examples" / table))
     live = LiveMatrix(world)
     rng = np.random.default_rng(7)
@@ -37,7 +192,11 @@ def test_after_random_moves_the_live_matrix_is_the_full_one(table):
     for _ in range(4):
         k = int(rng.integers(len(v)))
         r = float(v.radius[k])
-        position = (float(rng.uniform(r, width - r)), float(rng.uniform(r, depth - r)))
+        low, high = np.array([r, r]), np.array([width - r, depth - r])
+        if reach is not None:
+            here = world.troopers.centre[k]
+            low, high = np.maximum(low, here - reach), np.minimum(high, here + reach)
+        position = tuple(float(c) for c in rng.uniform(low, high))
         world = moved(world, k, position=position, facing=float(rng.uniform(0, 360)), facing_towards=None)
         live.update(world)
         assert live.result.to_dict() == matrix(world).to_dict()

@@ -88,9 +88,17 @@ def verdicts(
     pairs = np.asarray(ordered_pairs, dtype=np.int64).reshape(-1, 2)
     if np.any(pairs[:, 0] == pairs[:, 1]):
         raise LofkitError("a trooper and itself: LoF needs two different troopers")
-    seen = sight(world, pairs, progress, evidence)
-    touching: dict[int, list[int]] = {}  # scenery in base contact, per target
-    return [_verdict(world, a, b, seen[min(a, b), max(a, b)], touching) for a, b in pairs.tolist()]
+    return verdicts_given_sight(world, pairs, sight(world, pairs, progress, evidence))
+
+
+def verdicts_given_sight(
+    world, ordered_pairs: np.ndarray, sights: dict, touching: dict[int, list[int]] | None = None
+) -> list[LofVerdict]:
+    """LoF for each ordered pair (n, 2) of distinct troopers, given the sight of its unordered pair (`sights`:
+    {(a, b) with a < b: Sight}). `touching` (scenery in base contact, per target) is filled as targets need it; a
+    caller may keep it between calls for the targets that stay where they are, on the same terrain."""
+    touching = {} if touching is None else touching
+    return [_verdict(world, a, b, sights[min(a, b), max(a, b)], touching) for a, b in ordered_pairs.tolist()]
 
 
 def check(world, shooter: str, target: str) -> LofVerdict:

@@ -49,18 +49,66 @@ def blocking_troopers(world, a: int, b: int) -> np.ndarray:
 
 def in_corridor(v, a: np.ndarray, b: np.ndarray, other: np.ndarray) -> np.ndarray:
     """Whether trooper other[k] may block sight between a[k] and b[k]: not a marker, not `moving`, not one of the
-    pair, its box meeting the box around both volumes, its disc coming within reach of the line between the two
-    bases and its height overlapping the pair's."""
-    low = np.minimum(v.boxes[a, :3], v.boxes[b, :3])
-    high = np.maximum(v.boxes[a, 3:], v.boxes[b, 3:])
-    boxes_meet = np.all((v.boxes[other, :3] <= high) & (v.boxes[other, 3:] >= low), axis=1)
-    start, span = v.centre[a], v.centre[b] - v.centre[a]
-    along = np.clip(np.einsum("ij,ij->i", v.centre[other] - start, span)
-                    / np.maximum(np.einsum("ij,ij->i", span, span), NONZERO), 0.0, 1.0)
-    off_line = np.linalg.norm(start + along[:, None] * span - v.centre[other], axis=1)
-    reach = np.maximum(v.radius[a], v.radius[b]) + v.radius[other]
-    heights_meet = (v.top[other] > np.minimum(v.z[a], v.z[b])) & (v.z[other] < np.maximum(v.top[a], v.top[b]))
-    return (v.blocks_lof[other] & (other != a) & (other != b) & boxes_meet & (off_line < reach) & heights_meet)
+    pair, and its volume meeting the convex hull of the pair's two volumes, which holds every segment between them
+    (eyes are in A's volume, templates in B's). That hull is the union, over t in [0, 1], of the cylinders whose
+    centre, radius, bottom and top are (1 - t) A's + t B's; `CORRIDOR_SLACK` keeps float rounding from dropping a
+    trooper that touches it."""
+    start, end, heights_meet = _heights_meet(v.z[a], v.z[b] - v.z[a], v.top[a], v.top[b] - v.top[a],
+                                             v.z[other], v.top[other])
+    gap = _least_gap(v.centre[a] - v.centre[other], v.centre[b] - v.centre[a], v.radius[b] - v.radius[a], start, end)
+    discs_meet = gap < v.radius[a] + v.radius[other] + CORRIDOR_SLACK
+    return v.blocks_lof[other] & (other != a) & (other != b) & heights_meet & discs_meet
+
+
+def comes_near(v, starts: np.ndarray, ends: np.ndarray, other: np.ndarray, reach: float) -> np.ndarray:
+    """Whether the segment from starts[k] to ends[k] (k, 3) may come within `reach` of trooper other[k]'s volume:
+    whether it meets that cylinder widened by `reach` all round and heightened by it at both ends (which holds every
+    point within `reach` of the cylinder)."""
+    rise = ends[:, 2] - starts[:, 2]
+    start, end, heights_meet = _heights_meet(starts[:, 2], rise, starts[:, 2], rise, v.z[other] - reach,
+                                             v.top[other] + reach)
+    gap = _least_gap(starts[:, :2] - v.centre[other], ends[:, :2] - starts[:, :2], np.zeros(len(starts)), start, end)
+    return heights_meet & (gap < v.radius[other] + reach + CORRIDOR_SLACK)
+
+
+CORRIDOR_SLACK = 1e-6
+"""mm by which `in_corridor` and `comes_near` err on the side of "may block"."""
+
+
+def _heights_meet(bottom: np.ndarray, bottom_rise: np.ndarray, top: np.ndarray, top_rise: np.ndarray,
+                  low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The t in [0, 1] where the span from bottom + t bottom_rise to top + t top_rise meets the span from `low` to
+    `high` (within `CORRIDOR_SLACK`), row by row: (start, end, whether any); start = end = 0 where none."""
+    under_from, under_to = _where_at_most(bottom, bottom_rise, high + CORRIDOR_SLACK)  # the bottom under `high`
+    over_from, over_to = _where_at_most(-top, -top_rise, CORRIDOR_SLACK - low)  # the top over `low`
+    start = np.maximum(np.maximum(under_from, over_from), 0.0)
+    end = np.minimum(np.minimum(under_to, over_to), 1.0)
+    meet = start <= end
+    return np.where(meet, start, 0.0), np.where(meet, end, 0.0), meet
+
+
+def _where_at_most(start: np.ndarray, slope: np.ndarray, bound: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The interval (low, high) of t where start + slope * t <= bound (empty where low > high)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        cut = (bound - start) / slope
+    anywhere = start <= bound
+    low = np.where(slope < 0, cut, np.where((slope > 0) | anywhere, -np.inf, np.inf))
+    high = np.where(slope > 0, cut, np.where((slope < 0) | anywhere, np.inf, -np.inf))
+    return low, high
+
+
+def _least_gap(offset: np.ndarray, span: np.ndarray, grow: np.ndarray, start: np.ndarray,
+               end: np.ndarray) -> np.ndarray:
+    """The least of |offset + t span| - t grow over t in [start, end], row by row. It is convex in t, so the least
+    is at an end or where its slope, |span| s / sqrt(h^2 + s^2) with s = |span| (t - foot) (foot: where the line
+    comes nearest, h away), equals `grow`: at s = grow h / sqrt(|span|^2 - grow^2), when |span| > |grow|."""
+    length2 = np.einsum("ij,ij->i", span, span)
+    foot = -np.einsum("ij,ij->i", offset, span) / np.maximum(length2, NONZERO)
+    h = np.linalg.norm(offset + foot[:, None] * span, axis=1)
+    steep = length2 > grow**2
+    turn = foot + np.where(steep, grow * h / np.sqrt(np.maximum(length2 * (length2 - grow**2), NONZERO)), 0.0)
+    tried = np.stack([start, end, np.clip(turn, start, end)])
+    return np.min(np.linalg.norm(offset + tried[..., None] * span, axis=2) - tried * grow, axis=0)
 
 
 def cylinder_entry(volumes, segments: Segments, cylinders: np.ndarray) -> np.ndarray:
