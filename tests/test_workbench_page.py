@@ -1,7 +1,7 @@
 """The workbench's page in Debian's Chromium: `lofkit serve` on table-b, tap one trooper and see who sees whom,
 tap another and read the verdict and its evidence (the witness line; for a hidden pair, what blocks),
-drag a trooper and see the API's scene change, turn one, undo; the same on a 390 x 844 touch screen (taps by touch;
-Playwright has no touch drag). Then the forms: place, change and delete a trooper; place a box and a catalogue
+drag a trooper and see the API's scene change, turn one, undo; the same on a 390 x 844 touch screen, taps and the
+drag by touch. Then the forms: place, change and delete a trooper; place a box and a catalogue
 piece, select, turn and delete one, trace a footprint; draw a move and read who may react; save; the ruling page;
 the 3D view's terrain.
 
@@ -106,6 +106,23 @@ def tap(page, trooper_id: str, touch: bool) -> None:
     page.wait_for_timeout(300)
 
 
+def drag(page, x: float, y: float, dx: float, dy: float, touch: bool) -> None:
+    """Drag from (x, y) by (dx, dy) screen pixels: by touch (Chromium's touch events, as a finger sends them: the
+    page must not take them for a scroll) or with the mouse."""
+    if not touch:
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + dx, y + dy, steps=5)
+        page.mouse.up()
+        return
+    finger = page.context.new_cdp_session(page)
+    steps = [("touchStart", 0.0)] + [("touchMove", k / 5) for k in range(1, 6)]
+    for kind, share in steps:
+        finger.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x + share * dx,
+                                                                                "y": y + share * dy}]})
+    finger.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
 def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
@@ -144,11 +161,7 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         assert {e.get_attribute("data-blocker") for e in page.query_selector_all("[data-blocker]")} == blockers
 
         before = _trooper(workbench, "blue-2")["position"]
-        x, y = _centre(page, "blue-2")
-        page.mouse.move(x, y)
-        page.mouse.down()
-        page.mouse.move(x + 30, y - 20, steps=5)
-        page.mouse.up()
+        drag(page, *_centre(page, "blue-2"), 30, -20, phone)
         page.wait_for_timeout(800)
         after = _trooper(workbench, "blue-2")["position"]
         assert after[0] > before[0] and after[1] > before[1]  # right on the screen is +x, up is +y

@@ -82,8 +82,9 @@ class Workbench:
         with ui.row().classes("w-full no-wrap max-md:flex-wrap items-start"):
             with ui.column().classes("w-full max-w-[820px]"):
                 table = session.scene.table
+                # a finger on the table drags troopers: the browser may pinch-zoom there, but not scroll the page
                 self.top = ui.interactive_image(size=(table.width, table.depth), events=[], sanitize=False) \
-                    .classes("w-full").props("data-view=top")
+                    .classes("w-full").style("touch-action: pinch-zoom").props("data-view=top")
                 self.hint = ui.label(HINTS["select"]).classes("text-sm text-gray-600").props("data-hint")
             with ui.column().classes("w-full min-w-[300px] max-w-[440px]"):
                 self.verdict = ui.label("Tap a trooper, then another.").props('data-verdict=""').classes("text-base")
