@@ -90,8 +90,15 @@ def _trooper(base: str, trooper_id: str) -> dict:
 
 
 def _centre(page, trooper_id: str) -> tuple[float, float]:
-    box = page.locator(f'[data-trooper="{trooper_id}"]').bounding_box()
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    """Where a trooper's base is on the screen (asked again while the top view is being drawn anew: a redraw
+    replaces its elements, and one replaced while asked has no box)."""
+    trooper = page.locator(f'[data-trooper="{trooper_id}"]')
+    for _ in range(50):
+        box = trooper.bounding_box()
+        if box is not None:
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{trooper_id} is not drawn on the top view")
 
 
 def tap(page, trooper_id: str, touch: bool) -> None:
