@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -50,8 +51,11 @@ def _dask(spec: str) -> Iterator[Executor]:
 
 
 def _one_thread_each() -> None:
-    """Start of a worker process: it has a core of its own, so it casts rays in its own thread only."""
+    """Start of a worker process: it has a core of its own, so it casts rays in its own thread only; and it leaves
+    Ctrl-C to the parent (which stops asking for work and keeps what it has: a worker interrupted between tasks
+    would break the pool and leave the parent waiting)."""
     set_threads(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class SerialExecutor(Executor):
@@ -82,9 +86,12 @@ def open_executor(spec: str | None = None) -> Iterator[Executor]:
             raise LofkitError(f"--executor {spec}: give a number of worker processes, e.g. processes:2")
         workers = int(count) if count else os.cpu_count() or 1
         # spawn: a worker must not inherit Embree's threads from a forked parent
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_one_thread_each) as pool:
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_one_thread_each)
+        try:
             yield pool
+        finally:  # after Ctrl-C, work not yet started is dropped rather than waited for
+            pool.shutdown(wait=True, cancel_futures=True)
     elif spec.startswith("dask://"):
         with _dask(spec) as executor:
             yield executor
