@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -12,7 +11,16 @@ import numpy as np
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from lofkit.cli.common import emit_json, err, json_option, length_option, load_world, out, scene_argument
+from lofkit.cli.common import (
+    emit_json,
+    err,
+    json_option,
+    length_option,
+    load_world,
+    out,
+    scene_argument,
+    write_json,
+)
 from lofkit.design import scorecard as analysis
 from lofkit.design.executors import EXECUTOR_HELP, open_executor
 from lofkit.design.exposure import SightOptions
@@ -199,14 +207,6 @@ def _percent(share: float | None) -> str:
     return "-" if share is None else f"{100 * share:.1f}%"
 
 
-def _write_json(path: Path, document: dict) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
-
-
 def _picture_names(scenes: list[str]) -> list[str]:
     """A file-name stem per layout: the scene's own, or numbered when two layouts share one."""
     stems = [Path(scene).stem for scene in scenes]
@@ -238,7 +238,7 @@ def analyze(scenes, output, pictures, force, executor, as_json, **named) -> None
     _fresh_folder(folder, force)
     found = _scorecards(scenes, _options(**named), executor, as_json)
     document = {"layouts": [card.to_dict() for _, _, card in found]}
-    _write_json(folder / "scorecard.json", document)
+    write_json(folder / "scorecard.json", document)
     if pictures:
         from lofkit.viz.plots import heatmap_picture
 

@@ -134,3 +134,12 @@ def parse_table_size(text: str) -> tuple[float, float]:
     if width <= 0 or depth <= 0:
         raise LofkitError(f"--table '{text}': both sides must be positive")
     return width, depth
+
+
+def write_json(path: Path, document: dict) -> None:
+    """A JSON document into an output file (its folder made if need be); an error names the file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    except OSError as exc:
+        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
