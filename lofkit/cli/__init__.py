@@ -3,6 +3,7 @@
 from lofkit.cli.analysis import COMMANDS as _ANALYSIS
 from lofkit.cli.army import COMMANDS as _ARMY
 from lofkit.cli.dice import COMMANDS as _DICE
+from lofkit.cli.generate import COMMANDS as _GENERATE
 from lofkit.cli.group import cli, main
 from lofkit.cli.imports import COMMANDS as _IMPORTS
 from lofkit.cli.initiative import COMMANDS as _INITIATIVE
@@ -17,7 +18,7 @@ from lofkit.cli.scene import COMMANDS as _SCENE
 from lofkit.cli.serve import COMMANDS as _SERVE
 
 for _command in (_SCENE + _MEASURE + _LOF + _DICE + _PICTURES + _RULES + _ANALYSIS + _PHOTO + _IMPORTS + _SERVE + _ARMY
-                 + _INITIATIVE + _ORDERS + _REACTIONS):
+                 + _INITIATIVE + _ORDERS + _REACTIONS + _GENERATE):
     cli.add_command(_command)
 del _command
 
