@@ -74,13 +74,14 @@ class _SearchBar:
     """The search's progress bar on stderr: steps, the best score so far and whether the targets are met."""
 
     def __init__(self) -> None:
-        columns = (TextColumn("searching"), BarColumn(), MofNCompleteColumn(), TextColumn("best {task.fields[best]}"),
-                   TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("best {task.fields[best]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
         self.bar = Progress(*columns, console=err, transient=True)
         self.task = None
 
     def __enter__(self):
         self.bar.__enter__()
+        self.task = self.bar.add_task("first layouts", total=None, best="-")  # a pulse until the search starts
         return self
 
     def __exit__(self, *exc):
@@ -88,9 +89,7 @@ class _SearchBar:
 
     def __call__(self, done: int, total: int, best: float, met: bool) -> None:
         text = f"{best:.4f}" + (" (targets met)" if met else "")
-        if self.task is None:
-            self.task = self.bar.add_task("search", total=total, best=text)
-        self.bar.update(self.task, completed=done, best=text)
+        self.bar.update(self.task, description="searching", total=total, completed=done, best=text)
 
 
 def _write(folder: Path, brief, finals, found, exact: bool, force: bool, pictures: bool, summary: dict) -> dict:
