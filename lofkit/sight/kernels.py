@@ -25,6 +25,10 @@ NONZERO = 1e-12
 """Floor (mm) of a length divided by, so that a zero-length span gives finite numbers."""
 ON_AXIS = 1e-12
 """Squared horizontal distance (mm^2) within which an eye stands on a template's axis (no side to face)."""
+TILE_PIECES = (4, 2)
+"""Pieces (across, up) a tile of eyes splits the templates it looks at into when no single part hides them all
+(`_hidden_tiles`): each piece may then be hidden by a part of its own, as where the seam between two inner boxes of a
+wall runs across the view."""
 
 
 class Planes(NamedTuple):
@@ -189,15 +193,60 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
+def _covering_candidate(tile, hull, candidates, normals, offsets, faces, trim) -> int:
+    """The first of `candidates` (k,) (-1 for none) crossed by every segment from a point of `tile` to a point of
+    `hull`, with one plane of it keeping `hull` farther than `trim` outside it; -1 if none. The caller has made sure
+    that one plane of each candidate keeps `tile` that far outside it."""
+    for k in range(candidates.shape[0]):
+        p = candidates[k]
+        if (p >= 0 and _room(hull, normals[p], offsets[p], faces[p], trim)
+                and _covers(tile, hull, normals[p], offsets[p], faces[p])):
+            return k
+    return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _pieces_covered(tile, hull, centre, low, high, candidates, normals, offsets, faces, trim, piece) -> bool:
+    """Whether each of the `TILE_PIECES` pieces of the templates held by `hull` (as `templates_hull` fills it) is
+    hidden from `tile` by one of `candidates` (each piece by its own). Piece (i, j) holds the part of every template
+    from (2 i / across - 1) to (2 (i + 1) / across - 1) of its half-width along its axis (signed, as `hull`'s
+    side +1 points lie), between heights j / up and (j + 1) / up of low..high: `hull`'s points move linearly with
+    the half-width they stand at, so the same points scaled about `centre` hold the arcs that a fraction of the
+    half-width sweeps, and the pieces cover the templates."""
+    across, up = TILE_PIECES
+    last = 0
+    for i in range(across):
+        for j in range(up):
+            bottom, top = low + (high - low) * j / up, low + (high - low) * (j + 1) / up
+            m = 0
+            for a in range(3):
+                for u in (-1.0 + 2.0 * i / across, -1.0 + 2.0 * (i + 1) / across):
+                    for level in (bottom, top):
+                        piece[m, 0] = centre[0] + u * (hull[4 * a + 2, 0] - centre[0])
+                        piece[m, 1] = centre[1] + u * (hull[4 * a + 2, 1] - centre[1])
+                        piece[m, 2] = level
+                        m += 1
+            if _covering_candidate(tile, piece, candidates[last : last + 1], normals, offsets, faces, trim) < 0:
+                found = _covering_candidate(tile, piece, candidates, normals, offsets, faces, trim)
+                if found < 0:
+                    return False
+                last = found
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
 def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
                  offsets, faces, trim, out) -> None:
     """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's
     frame as `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are
     hidden from every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`,
-    `highs`, `half_widths`) by one of r's `candidates` (n, k): the lemma of `obstruction.covering_parts`, with one plane
-    of the part keeping the eyes, and one the hull, farther than `trim` outside it (the segments' end trim)."""
+    `highs`, `half_widths`) by one of r's `candidates` (n, k), or each piece of those templates by one of them
+    (`_pieces_covered`): the lemma of `obstruction.covering_parts`, with one plane of the part keeping the eyes, and
+    one the hull (or piece), farther than `trim` outside it (the segments' end trim)."""
     eyes = np.empty((local.shape[1], 3))
     hull = np.empty((12, 3))
+    piece = np.empty((12, 3))
+    roomy = np.empty(candidates.shape[1], dtype=np.int64)  # the candidates with room for the tile
     for r in range(out.shape[0]):
         for t in range(local.shape[0]):
             out[r, t] = False
@@ -208,13 +257,17 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
                 tile[i, 2] = z[r] + max(local[t, i, 2], trim)
             if not templates_hull(tile, target_centres[r], lows[r], highs[r], half_widths[r], hull):
                 continue
+            n = 0
             for k in range(candidates.shape[1]):
                 p = candidates[r, k]
-                if (p >= 0 and _room(tile, normals[p], offsets[p], faces[p], trim)
-                        and _room(hull, normals[p], offsets[p], faces[p], trim)
-                        and _covers(tile, hull, normals[p], offsets[p], faces[p])):
-                    out[r, t] = True
-                    break
+                if p >= 0 and _room(tile, normals[p], offsets[p], faces[p], trim):
+                    roomy[n] = p
+                    n += 1
+            if n == 0:
+                continue
+            out[r, t] = (_covering_candidate(tile, hull, roomy[:n], normals, offsets, faces, trim) >= 0
+                         or _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], roomy[:n], normals,
+                                            offsets, faces, trim, piece))
 
 
 @numba.njit(cache=True, nogil=True)
