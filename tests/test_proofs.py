@@ -135,6 +135,27 @@ def test_a_wall_hides_whole_tiles_of_eyes_but_not_those_looking_over_it():
         assert eyes[~hidden, 2].min(initial=np.inf) > 14  # tiles of eyes up to 12.5 mm high are all hidden
 
 
+def test_two_overlapping_walls_hide_tiles_of_eyes_piece_by_piece():
+    """Two 60 mm walls that overlap by 10 mm in front of the target: neither hides a whole template from the tiles
+    looking across their overlap, but each hides the pieces of it on its side (`kernels._pieces_covered`), so every
+    tile is hidden; and every segment from those eyes to every lattice point is obstructed (Embree)."""
+    world = build_world(
+        [trooper("a", 300, 100, silhouette=5), trooper("b", 300, 500, silhouette=5)],
+        [{"id": "left", "wall": {"from": [100, 300], "to": [305, 300], "thickness": 10, "height": 60}},
+         {"id": "right", "wall": {"from": [295, 300], "to": [500, 300], "thickness": 10, "height": 60}}],
+    )
+    eyes, hidden = _eyes_of_hidden_tiles(world, 0, 1)
+    assert hidden.all()
+    v = world.troopers
+    eyes = eyes[::3]
+    rows = _Rows(np.zeros(len(eyes), dtype=int), np.zeros(len(eyes), dtype=int), np.ones(len(eyes), dtype=int), eyes,
+                 np.zeros(len(eyes), dtype=bool))
+    lattice = Lattice(2 * float(v.radius[1]), float(v.height[1]))
+    axis = template_axis(eyes, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
+    cw, ch = lattice.cells
+    assert _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1)).all()
+
+
 @pytest.mark.slow
 @settings(max_examples=8, **SETTINGS)
 @given(layouts(max_troopers=3, big=False))
