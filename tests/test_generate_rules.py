@@ -24,7 +24,6 @@ from lofkit.design.placing import (
     catalogue_kinds,
     footprints,
     layout_data,
-    mesh_footprint,
     placed,
     playable_shares,
     rule_breaks,
@@ -33,6 +32,7 @@ from lofkit.design.placing import (
 )
 from lofkit.design.targets import parse_targets, score
 from lofkit.errors import LofkitError
+from lofkit.rules.deployment import outline
 from lofkit.scene.catalog import BUNDLED
 from lofkit.scene.loading import scene_from_data
 from lofkit.units import INCH
@@ -154,13 +154,13 @@ def test_a_screen_is_the_share_of_level_sight_lines_a_piece_stops():
     low, high = trimesh.creation.box((100, 10, 20)), trimesh.creation.box((100, 10, 50))
     low.apply_translation((0, 0, 10))
     high.apply_translation((0, 0, 25))
-    assert screen_share(low, mesh_footprint(low)) == 0.5
-    assert screen_share(high, mesh_footprint(high)) == 1.0
+    assert screen_share(low, outline(low)) == 0.5
+    assert screen_share(high, outline(high)) == 1.0
     left, right = trimesh.creation.box((40, 10, 50)), trimesh.creation.box((40, 10, 50))
     left.apply_translation((-30, 0, 25))
     right.apply_translation((30, 0, 25))
     gapped = trimesh.util.concatenate([left, right])
-    assert screen_share(gapped, mesh_footprint(gapped)) == 38 / 48
+    assert screen_share(gapped, outline(gapped)) == 38 / 48
 
 
 def test_the_catalogue_knows_its_screens():

@@ -37,14 +37,27 @@ import trimesh
 
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import Placements, base_distances, cell_centres, place, zone_points
-from lofkit.design.placing import Change, Kind, Layout, Piece, Rules, centre_mm, footprints, layout_data, placed
+from lofkit.design.placing import (
+    TURN_STEP,
+    Change,
+    Kind,
+    Layout,
+    Piece,
+    Rules,
+    centre_mm,
+    footprint_measures,
+    footprints,
+    layout_data,
+    placed,
+)
 from lofkit.design.survey import survey
 from lofkit.geometry.flat import overlay
 from lofkit.geometry.terrain import Piece as WorldPiece
-from lofkit.geometry.terrain import load_mesh_file
+from lofkit.geometry.terrain import load_mesh_file, placement
 from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 from lofkit.scene.loading import scene_from_data
+from lofkit.scene.model import Terrain
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.units import EPS
 
@@ -156,9 +169,9 @@ class Evaluator:
             if len(self._pieces) >= PIECE_CACHE:
                 self._pieces.clear()
             x, y = centre_mm(piece, self.rules)
-            transform = trimesh.transformations.euler_matrix(0.0, 0.0, math.radians(piece[3] * 15), axes="sxyz")
-            transform[:3, :3] = transform[:3, :3] @ np.diag(np.ones(3))
-            transform[:3, 3] = (x, y, 0.0)
+            kind = self.kinds[piece[0]]
+            transform = placement(Terrain(id=kind.name, mesh=str(kind.mesh), position=(x, y, 0.0),
+                                          rotation=piece[3] * TURN_STEP))
             local = self._local(piece[0])
             found = WorldPiece(self.kinds[piece[0]].name, "solid", True, local.copy().apply_transform(transform),
                                local, transform)
@@ -432,17 +445,3 @@ def corridors_meet(starts: np.ndarray, ends: np.ndarray, shapes, reach: float) -
 
 def _share(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
-
-
-def footprint_measures(shapes, table: tuple[float, float]) -> dict:
-    """`terrain_density` and `symmetry` (as `scorecard.terrain_density` and `scorecard.symmetry` define them) from
-    footprints: every catalogue piece blocks LoF."""
-    box = shapely.box(0, 0, *table)
-    if len(shapes) == 0:
-        return {"terrain_density": 0.0, "symmetry": 1.0}
-    covered = overlay(shapely.union_all, list(shapes))
-    density = overlay(shapely.intersection, covered, box).area / box.area
-    turned = shapely.affinity.rotate(covered, 180, origin=(table[0] / 2, table[1] / 2))
-    union = overlay(shapely.union, covered, turned).area
-    symmetry = overlay(shapely.intersection, covered, turned).area / union if union else 1.0
-    return {"terrain_density": density, "symmetry": symmetry}

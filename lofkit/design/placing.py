@@ -36,6 +36,7 @@ from lofkit.errors import LofkitError
 from lofkit.geometry.flat import overlay
 from lofkit.geometry.terrain import MeshFileError, load_mesh_file
 from lofkit.ray import backend as ray_backend
+from lofkit.rules.deployment import outline
 from lofkit.scene.catalog import load_catalog
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.units import EPS, INCH
@@ -50,8 +51,6 @@ OVERLAP_AREA = 1e-6
 PLAYABLE_SPACING = INCH
 """Sample spots of a deployment zone for the playable rule: a grid this fine over the zone."""
 SYMMETRIES = ("none", "180", "mirror")
-SLIVER_AREA = 1e-9
-"""mm^2: triangles seen from above with less area than this leave a footprint out (as `rules.deployment`)."""
 SCREEN_HEIGHT = SILHOUETTES[2][1]
 """mm: sight lines a screen is judged on run up to this height (a silhouette 2 trooper, the common size)."""
 SCREEN_RAYS = (48, 12)
@@ -82,14 +81,6 @@ def snap_turn(degrees: float) -> int:
     (2, 23, 0)
     """
     return int(round(degrees / TURN_STEP)) % TURNS
-
-
-def mesh_footprint(mesh) -> shapely.Geometry:
-    """A mesh's outline seen from above, in its own frame (the union of its triangles, as the rules' `footprint`
-    of a placed piece)."""
-    triangles = np.asarray(mesh.triangles)[:, :, :2]
-    flat = shapely.polygons(triangles)
-    return overlay(shapely.union_all, flat[shapely.area(flat) > SLIVER_AREA])
 
 
 def screen_share(mesh, footprint: shapely.Geometry) -> float:
@@ -127,7 +118,7 @@ def catalogue_kinds(path: str) -> tuple[Kind, ...]:
             mesh = load_mesh_file(piece.mesh)
         except MeshFileError as exc:
             raise LofkitError(f"{path}: piece '{piece.name}': {exc}") from None
-        shape = mesh_footprint(mesh)
+        shape = outline(mesh)  # in its own frame, as the rules see a placed piece
         kinds.append(Kind(piece.name, piece.mesh, shape, piece.height, _mirror_offset(shape),
                           screen_share(mesh, shape)))
     if not kinds:
@@ -359,3 +350,17 @@ def layout_data(layout: Layout, rules: Rules, kinds: tuple[Kind, ...], folder: P
     return {"lofkit": 1, "units": "in",
             "table": {"width": round(rules.table[0] / INCH, 6), "depth": round(rules.table[1] / INCH, 6)},
             "deployment_zones": zones, "terrain": terrain}
+
+
+def footprint_measures(shapes, table: tuple[float, float]) -> dict:
+    """`terrain_density` and `symmetry` (as `scorecard.terrain_density` and `scorecard.symmetry` define them) from
+    footprints: every catalogue piece blocks LoF."""
+    box = shapely.box(0, 0, *table)
+    if len(shapes) == 0:
+        return {"terrain_density": 0.0, "symmetry": 1.0}
+    covered = overlay(shapely.union_all, list(shapes))
+    density = overlay(shapely.intersection, covered, box).area / box.area
+    turned = shapely.affinity.rotate(covered, 180, origin=(table[0] / 2, table[1] / 2))
+    union = overlay(shapely.union, covered, turned).area
+    symmetry = overlay(shapely.intersection, covered, turned).area / union if union else 1.0
+    return {"terrain_density": density, "symmetry": symmetry}

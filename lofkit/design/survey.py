@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lofkit.sight.lattice import END_TRIM, headings, template_axis, to_world
-from lofkit.sight.obstruction import Segments, blocked, hiding_parts, inside_zero_visibility
+from lofkit.sight.glimpse import views_clear
+from lofkit.sight.obstruction import hiding_parts
 
 SURVEY_EYES = np.array([[1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.5], [0.0, 1.0, 1.0],
                         [0.0, -1.0, 1.0], [0.0, 1.0, 0.5], [0.0, -1.0, 0.5], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0]])
@@ -62,22 +62,5 @@ def survey(world, pairs, cast_first: bool = False) -> tuple[np.ndarray, np.ndarr
 def _cast(world, pairs: np.ndarray, eye: int, forward: bool) -> np.ndarray:
     """Whether one of the segments from eye `eye` of each pair's first (`forward`) or second volume to the
     `SURVEY_POINTS` of the other's template is clear."""
-    v = world.troopers
-    sizes, size_of = np.unique(np.stack([v.radius, v.height], axis=1), axis=0, return_inverse=True)
-    size_of = np.ravel(size_of)
-    shooter, target = (pairs[:, 0], pairs[:, 1]) if forward else (pairs[:, 1], pairs[:, 0])
-    towards = headings(v, shooter, target)
-    eyes = np.empty((len(pairs), 3))
-    for size in np.unique(size_of[shooter]).tolist():
-        same = np.flatnonzero(size_of[shooter] == size)
-        radius, height = sizes[size].tolist()
-        local = SURVEY_EYES[eye : eye + 1] * [radius, radius, height]
-        eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
-    axis = template_axis(eyes, v.centre[target], towards)
-    across = SURVEY_POINTS[None, :, 0] * 2 * v.radius[target][:, None]
-    up = v.z[target][:, None] + np.maximum(SURVEY_POINTS[None, :, 1] * v.height[target][:, None], END_TRIM)
-    points = np.concatenate([v.centre[target][:, None] + across[..., None] * axis[:, None], up[..., None]], axis=-1)
-    starts = np.repeat(eyes, len(SURVEY_POINTS), axis=0)
-    in_smoke = np.repeat(inside_zero_visibility(world, eyes), len(SURVEY_POINTS))
-    hit = blocked(world, Segments.between(starts, points.reshape(-1, 3)), np.zeros((len(starts), 0), int), in_smoke)
-    return ~hit.reshape(len(pairs), -1).all(axis=1)
+    return views_clear(world, pairs, lambda radius, height: SURVEY_EYES[eye : eye + 1] * [radius, radius, height],
+                       SURVEY_POINTS, forward)

@@ -104,7 +104,12 @@ def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarr
 @functools.lru_cache(maxsize=256)
 def footprint(piece) -> shapely.Geometry:
     """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
-    triangles = np.asarray(piece.mesh.triangles)[:, :, :2]
+    return outline(piece.mesh)
+
+
+def outline(mesh) -> shapely.Geometry:
+    """A mesh's outline seen from above: the union of its triangles projected on the xy plane (slivers left out)."""
+    triangles = np.asarray(mesh.triangles)[:, :, :2]
     flat = shapely.polygons(triangles)
     return overlay(shapely.union_all, flat[shapely.area(flat) > SLIVER_AREA])
 

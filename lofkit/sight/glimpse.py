@@ -40,35 +40,43 @@ def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None =
     `seen_pairs` where a view is partly blocked; `benchmarks/bench_heatmap.py` measures how often. Only terrain
     blocks a glimpse (the analyses that use it have no troopers in the way)."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    v = world.troopers
     seen = np.zeros(len(pairs), dtype=bool)
-    sizes, size_of = np.unique(np.stack([v.radius, v.height], axis=1), axis=0, return_inverse=True)
     for forward in (True, False):
         for eye in GLIMPSE_EYES:
             rows = np.flatnonzero(~seen)
             if len(rows) == 0:
                 return seen
-            shooter, target = (pairs[rows, 0], pairs[rows, 1]) if forward else (pairs[rows, 1], pairs[rows, 0])
-            towards = headings(v, shooter, target)
-            eyes = np.empty((len(rows), 3))
-            for size in np.unique(size_of[shooter]).tolist():  # one eye pattern per volume size
-                same = np.flatnonzero(size_of[shooter] == size)
-                local = key_eyes(*sizes[size].tolist())[eye : eye + 1]
-                eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
-            points = _template_points(v, eyes, target, towards)
-            starts = np.repeat(eyes, len(GLIMPSE_POINTS), axis=0)
-            in_smoke = np.repeat(inside_zero_visibility(world, eyes), len(GLIMPSE_POINTS))
-            hit = blocked(world, Segments.between(starts, points.reshape(-1, 3)), np.zeros((len(starts), 0), int),
-                          in_smoke)
+            seen[rows] |= views_clear(world, pairs[rows], lambda r, h, e=eye: key_eyes(r, h)[e : e + 1],
+                                      GLIMPSE_POINTS, forward)
             if progress:
-                progress(len(starts))
-            seen[rows] |= ~hit.reshape(len(rows), -1).all(axis=1)
+                progress(len(rows) * len(GLIMPSE_POINTS))
     return seen
 
 
-def _template_points(v, eyes: np.ndarray, target: np.ndarray, towards: np.ndarray) -> np.ndarray:
-    """The `GLIMPSE_POINTS` of each target's template, turned to face its eye: (n, points, 3)."""
+def views_clear(world, pairs: np.ndarray, eye_of, points: np.ndarray, forward: bool = True) -> np.ndarray:
+    """Whether one of the segments from an eye of each pair's first volume (`forward`; else its second) to `points`
+    of the other's template ((across, up) as shares of its width and height from the middle of its bottom edge) is
+    clear; `eye_of(radius, height)` is the eye in the shooter's frame, (1, 3). Only terrain blocks."""
+    v = world.troopers
+    sizes, size_of = np.unique(np.stack([v.radius, v.height], axis=1), axis=0, return_inverse=True)
+    size_of = np.ravel(size_of)
+    shooter, target = (pairs[:, 0], pairs[:, 1]) if forward else (pairs[:, 1], pairs[:, 0])
+    towards = headings(v, shooter, target)
+    eyes = np.empty((len(pairs), 3))
+    for size in np.unique(size_of[shooter]).tolist():  # one eye per volume size
+        same = np.flatnonzero(size_of[shooter] == size)
+        local = eye_of(*sizes[size].tolist())
+        eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
+    ends = _template_points(v, eyes, target, towards, points)
+    starts = np.repeat(eyes, len(points), axis=0)
+    in_smoke = np.repeat(inside_zero_visibility(world, eyes), len(points))
+    hit = blocked(world, Segments.between(starts, ends.reshape(-1, 3)), np.zeros((len(starts), 0), int), in_smoke)
+    return ~hit.reshape(len(pairs), -1).all(axis=1)
+
+
+def _template_points(v, eyes: np.ndarray, target: np.ndarray, towards: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """`points` of each target's template, turned to face its eye: (n, points, 3)."""
     axis = template_axis(eyes, v.centre[target], towards)
-    across = GLIMPSE_POINTS[None, :, 0] * 2 * v.radius[target][:, None]
-    up = v.z[target][:, None] + np.maximum(GLIMPSE_POINTS[None, :, 1] * v.height[target][:, None], END_TRIM)
+    across = points[None, :, 0] * 2 * v.radius[target][:, None]
+    up = v.z[target][:, None] + np.maximum(points[None, :, 1] * v.height[target][:, None], END_TRIM)
     return np.concatenate([v.centre[target][:, None] + across[..., None] * axis[:, None], up[..., None]], axis=-1)
