@@ -11,14 +11,16 @@ one run, for each table:
    (segments that whole proofs of "hidden" settle are counted in neither);
 3. the --quick heatmap: the same, and its disagreement with the exact one: cells whose exposed/safe status differs
    (the headline), cells whose count differs, and the mean count difference;
-4. the baseline: the brute-force search (`sight_brute_force`: every eye, every block, no proofs) timed on a seeded
+4. where the time goes: on a seeded sample of the heatmap's pairs, the share of pairs that see, that one convex part
+   proves hidden, and the other hidden pairs, with the exact search's time per pair of each class;
+5. the baseline: the brute-force search (`sight_brute_force`: every eye, every block, no proofs) timed on a seeded
    sample of the heatmap's pairs and scaled to all of them, against the exact heatmap's wall time.
 Then table-c's exact heatmap against table-b's.
 Targets (printed, never asserted): exact within 60 s on table-b and within 2x of that on table-c, --quick within
 5 s with under 3% of cells disagreeing, and a rate at least half of raw Embree's.
 
 Run: `python benchmarks/bench_heatmap.py [--table T ...] [--zone red] [--executor processes] [--brute-pairs 30]
-[--seed 1]`.
+[--class-pairs 2000] [--seed 1]`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
 from lofkit.design.scorecard import heatmap
 from lofkit.geometry.volumes import base_volumes
+from lofkit.sight.obstruction import hiding_parts
+from lofkit.sight.search import run_search
 from lofkit.testing import sight_brute_force
 
 TABLES = [Path(__file__).resolve().parents[1] / "examples" / "tables" / f"table-{k}.yaml" for k in "bc"]
@@ -58,18 +62,40 @@ def raw_embree(world, viewers: np.ndarray, cells: np.ndarray, count: int, rng) -
     return count / best
 
 
-def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
-    """Seconds the brute-force search would take for every pair of the heatmap, from a seeded sample, and how many
-    sampled pairs it answers as the heatmap did."""
+def sampled_pairs(world, result, count: int, rng):
+    """A seeded sample of the heatmap's (viewer, cell) pairs as troopers: (world with the probes, pairs (count, 2),
+    whether the heatmap says each sees, how many pairs the heatmap has)."""
     viewers, cells = np.flatnonzero(result.viewers.fits), np.flatnonzero(result.counts.ravel() >= 0)
-    pick_v, pick_c = rng.choice(viewers, pairs_wanted), rng.choice(cells, pairs_wanted)
+    pick_v, pick_c = rng.choice(viewers, count), rng.choice(cells, count)
     centres = np.vstack([result.viewers.centres[pick_v], result.centres[pick_c]])
     z = np.concatenate([result.viewers.z[pick_v], result.z[pick_c]])
     probe = world.with_troopers(base_volumes(centres, z, 12.5, 40.0))  # probes block no LoF
-    pairs = [(k, pairs_wanted + k) for k in range(pairs_wanted)]
-    brute, seconds = timed(sight_brute_force, probe, pairs)
-    same = sum(brute[p].seen == result.seen[v, c] for p, v, c in zip(pairs, pick_v, pick_c))
-    return seconds / pairs_wanted * len(viewers) * len(cells), int(same)
+    pairs = np.column_stack([np.arange(count), count + np.arange(count)])
+    return probe, pairs, result.seen[pick_v, pick_c], len(viewers) * len(cells)
+
+
+def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
+    """Seconds the brute-force search would take for every pair of the heatmap, from a seeded sample, and how many
+    sampled pairs it answers as the heatmap did."""
+    probe, pairs, seen, total = sampled_pairs(world, result, pairs_wanted, rng)
+    brute, seconds = timed(sight_brute_force, probe, [tuple(p) for p in pairs.tolist()])
+    same = sum(brute[tuple(p)].seen == s for p, s in zip(pairs.tolist(), seen))
+    return seconds / pairs_wanted * total, int(same)
+
+
+def pair_classes(world, result, count: int, rng) -> None:
+    """Where the exact search spends its time, on a seeded sample of the heatmap's pairs searched in this process
+    (best of 2): pairs that see, pairs one convex part proves hidden (`hiding_parts`), and the other hidden pairs,
+    which only every eye of both volumes settles."""
+    probe, pairs, seen, _ = sampled_pairs(world, result, count, rng)
+    single = hiding_parts(probe, pairs) >= 0
+    parts = []
+    for name, which in (("see", seen), ("hidden, one part proves it", ~seen & single),
+                        ("hidden, no part alone", ~seen & ~single)):
+        chosen = pairs[which]
+        seconds = min(timed(run_search, probe, chosen)[1] for _ in range(2)) if len(chosen) else 0.0
+        parts.append(f"{name}: {100 * which.mean():.0f}% of pairs, {1e3 * seconds / max(len(chosen), 1):.2f} ms each")
+    print(f"where the time goes ({count:,} sampled pairs, one process): " + "; ".join(parts))
 
 
 def bench_table(path: Path, args, rng) -> float:
@@ -101,6 +127,7 @@ def bench_table(path: Path, args, rng) -> float:
           f"{np.abs(exact.counts - quick.counts)[fits].mean():.2f} of {int(exact.viewers.fits.sum())} viewers; "
           f"quick was {exact_s / quick_s:.0f}x faster")
 
+    pair_classes(world, exact, args.class_pairs, rng)
     brute_s, same = brute_estimate(world, exact, args.brute_pairs, rng)
     print(f"baseline: brute force (every eye, every block, no proofs) on {args.brute_pairs} sampled pairs, scaled to "
           f"all {pairs:,}: {brute_s:,.0f} s = {brute_s / exact_s:.0f}x the exact heatmap; it answers {same} of "
@@ -114,6 +141,7 @@ def main() -> None:
     parser.add_argument("--zone", default="red")
     parser.add_argument("--executor", default="processes")
     parser.add_argument("--brute-pairs", type=int, default=30)
+    parser.add_argument("--class-pairs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
