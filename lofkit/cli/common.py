@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import SettingError, render
-from lofkit.exchange.output import OutputFolderError
+from lofkit.exchange.output import OutputFolderError, write_text
 from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene
 from lofkit.units import parse_length
@@ -138,8 +138,4 @@ def parse_table_size(text: str) -> tuple[float, float]:
 
 def write_json(path: Path, document: dict) -> None:
     """A JSON document into an output file (its folder made if need be); an error names the file."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+    write_text(path, json.dumps(document, indent=2))

@@ -92,7 +92,7 @@ class _SearchBar:
         self.bar.update(self.task, description="searching", total=total, completed=done, best=text)
 
 
-def _write(folder: Path, brief, finals, found, exact: bool, force: bool, pictures: bool, summary: dict) -> dict:
+def _write(folder: Path, brief, finals, exact: bool, force: bool, pictures: bool, summary: dict) -> dict:
     """Every output file (module docstring of design.generate; README "Designing a table")."""
     from lofkit.exchange.tts_export import TtsPiece, write_tts_save
 
@@ -200,6 +200,8 @@ def generate(catalog, pieces_text, target_text, weights, symmetry, seed, steps, 
     table = parse_table_size(table_text)
     if not 0 <= playable <= 1:
         raise LofkitError(f"--playable {playable:g}: give a share from 0 to 1")
+    if keep < 1:
+        raise LofkitError("--keep: give 1 or more")
     rules = Rules(table, gen.standard_zones(table, _length(zone_depth, "--zone-depth")),
                   gen.parse_pieces(pieces_text, symmetry), _length(edge_gap, "--edge-gap"), _length(tall_gap, "--tall-gap"),
                   length_option(tall, "--tall", "mm"), playable, symmetry=symmetry)
@@ -216,8 +218,6 @@ def generate(catalog, pieces_text, target_text, weights, symmetry, seed, steps, 
     for note in unreachable:
         err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)
     notes = unreachable + notes
-    if keep < 1:
-        raise LofkitError("--keep: give 1 or more")
     with open_executor(executor) as pool:
         try:
             with _SearchBar() as bar:
@@ -253,7 +253,7 @@ def generate(catalog, pieces_text, target_text, weights, symmetry, seed, steps, 
                           "stopped": found.stopped, "best_search_score": round(found.elite(1)[0][0], 6),
                           "margins": [round(m, 4) for m in found.margins], "checks": run.checks},
                "notes": notes}
-    summary["files"] = _write(folder, brief, finals, found, exact, force, pictures, summary)
+    summary["files"] = _write(folder, brief, finals, exact, force, pictures, summary)
     write_json(folder / "summary.json", summary)
     if as_json:
         emit_json(summary)

@@ -34,6 +34,7 @@ import numpy as np
 import shapely
 import shapely.affinity
 import trimesh
+from scipy.spatial import cKDTree
 
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import Placements, base_distances, cell_centres, place, zone_points
@@ -45,11 +46,11 @@ from lofkit.design.placing import (
     Piece,
     Rules,
     centre_mm,
-    footprint_measures,
     footprints,
     layout_data,
     placed,
 )
+from lofkit.design.scorecard import footprint_measures
 from lofkit.design.survey import survey
 from lofkit.geometry.flat import overlay
 from lofkit.geometry.terrain import Piece as WorldPiece
@@ -102,8 +103,8 @@ class Sight:
 
 @dataclass
 class Evaluator:
-    """Everything the evaluation of a brief's layouts needs in one process: the grid, the catalogue meshes, an
-    STRtree per block. Built once per process (`tempering.context`); not sent between processes."""
+    """Everything the evaluation of a brief's layouts needs in one process: the grid, the spot sets and their
+    blocks, the catalogue meshes. Built once per process (`tempering.context`); not sent between processes."""
 
     rules: Rules
     kinds: tuple[Kind, ...]
@@ -191,8 +192,8 @@ class Evaluator:
         return Placements(s.centres, z, fits, diameter, height)
 
     def volumes(self, state: Sight):
-        """Every spot of every set as one base volume each (they block nothing), cells first; `offsets[k]` is where
-        set k starts."""
+        """Every spot of every set as one base volume each (they block nothing), cells first, then each set in
+        `spots` order."""
         sizes = [SILHOUETTES[s.silhouette] for s in self.spots]
         counts = [len(s.centres) for s in self.spots]
         return base_volumes(np.vstack([s.centres for s in self.spots]), np.concatenate(state.z),
@@ -377,7 +378,7 @@ class Evaluator:
 def mirrored(evaluator: Evaluator) -> dict:
     """With symmetry, which spot sets are images of which (`Evaluator.images`): the second zone's viewers of the
     first's (and its lane spots of the first's), each spot's image found on the grid (the grids are laid evenly,
-    so they are symmetric); and ("self", 0), the cells onto themselves. Empty when a spot has no image within EPS
+    so they are symmetric); and "cells", the cells onto themselves. Empty when a spot has no image within EPS
     (zones that are not each other's image), so nothing is derived. A symmetric layout's sight is symmetric, so the
     second zone's heatmap is the first's turned (or reflected), and the lanes the transpose of their own image:
     the search computes half of them. (A symmetric table's sight is symmetric but for the rare segment that grazes
@@ -395,9 +396,8 @@ def mirrored(evaluator: Evaluator) -> dict:
         """For each point, the index of the spot of `onto` at its image."""
         if len(points) != len(onto):
             return None
-        distance = np.linalg.norm(image(points)[:, None, :] - onto[None, :, :], axis=-1)
-        found = distance.argmin(axis=1)
-        ok = bool((distance[np.arange(len(points)), found] <= EPS).all()) and len(np.unique(found)) == len(found)
+        distance, found = cKDTree(onto).query(image(points))  # the nearest spot (not every pair: memory)
+        ok = bool((distance <= EPS).all()) and len(np.unique(found)) == len(found)
         return found if ok else None
 
     images = {}

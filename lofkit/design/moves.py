@@ -27,6 +27,8 @@ from lofkit.design.placing import (
     allowed,
     centre_mm,
     placed,
+    snap_centre,
+    snap_turn,
     turned_footprint,
     zone_spots,
 )
@@ -59,8 +61,6 @@ WALL_SCREEN = 0.9
 CORRIDORS = (2 * INCH, 2.5 * INCH)
 """Room left between two rows of a walled layout: a base stands between them, screened from both zones (2 in holds
 a row of the 1 in grid's spots wherever the rows lie)."""
-SHIELDED = {"safe_share": ">=", "zone_visible_share": "<=", "exposed_share": "<="}
-"""Targets a shield works for: those that want spots hidden."""
 
 
 def random_piece(rng: np.random.Generator, brief: Brief) -> tuple[int, int, int, int]:
@@ -148,8 +148,7 @@ def _wall_row(brief: Brief, rng: np.random.Generator, walls: list, odds: np.ndar
     (`way` -1: down, +1: up) but not past y = `limit`, left to right from a random start; the row's pieces, and its
     far edge (None: empty)."""
     rules, kinds = brief.rules, brief.kinds
-    sx, sy = rules.step
-    nx, ny = rules.grid
+    sx = rules.step[0]
     x = rules.edge_gap + rng.uniform(0, INCH * 3)
     row, far, last = [], None, None
     kind = walls[int(rng.choice(len(walls), p=odds))]
@@ -159,7 +158,7 @@ def _wall_row(brief: Brief, rng: np.random.Generator, walls: list, odds: np.ndar
         tall = last is not None and kinds[kind].height >= rules.tall and kinds[last].height >= rules.tall
         x += (rules.tall_gap if tall else 0.0) + 2 * sx
         cy = edge - y0 if way > 0 else edge - y1
-        piece = (kind, int(np.clip(round((x - x0) / sx), 0, nx)), int(np.clip(round(cy / sy), 0, ny)), turn)
+        piece = (kind, *snap_centre(x - x0, cy, rules), turn)
         reach = (cy + y1) if way > 0 else (cy + y0)
         layout = Layout(tuple(primaries + row + [piece]))
         n = len(placed(layout, rules, kinds))
@@ -237,10 +236,7 @@ def attach(brief: Brief, pieces: list, i: int, rng: np.random.Generator) -> tupl
     angle = math.radians(other[3] * TURN_STEP)
     cx, cy = centre_mm(other, rules)
     tx, ty = cx + x * math.cos(angle) - y * math.sin(angle), cy + x * math.sin(angle) + y * math.cos(angle)
-    sx, sy = rules.step
-    nx, ny = rules.grid
-    return (kind, int(np.clip(round(tx / sx), 0, nx)), int(np.clip(round(ty / sy), 0, ny)),
-            (other[3] + relative) % TURNS)
+    return (kind, *snap_centre(tx, ty, rules), (other[3] + relative) % TURNS)
 
 
 def shield(brief: Brief, evaluator: Evaluator, sight: Sight, card: dict, margins, pieces: list, i: int,
@@ -249,7 +245,7 @@ def shield(brief: Brief, evaluator: Evaluator, sight: Sight, card: dict, margins
     its `SHIELD_CHOICES` least-watched spots still seen, one viewer that sees it; the piece goes between them,
     its side to the spot, just beyond the spot's base, turned square to the line. None when no target wants it."""
     wanted = [t for t, m in zip(brief.targets, each(brief.targets, margins))
-              if SHIELDED.get(t.key) == t.op and t.shortfall(card, m) > 0]
+              if t.wants_hidden and t.shortfall(card, m) > 0]
     if not wanted:
         return None
     target = wanted[int(rng.integers(len(wanted)))]
@@ -262,15 +258,13 @@ def shield(brief: Brief, evaluator: Evaluator, sight: Sight, card: dict, margins
     if length == 0:
         return None
     d = towards / length
-    turn = int(round((math.degrees(math.atan2(d[1], d[0])) + 90) / TURN_STEP)) % TURNS
+    turn = snap_turn(math.degrees(math.atan2(d[1], d[0])) + 90)
     kind = pieces[i][0]
     corners = np.asarray(turned_footprint(brief.kinds[kind], turn).convex_hull.exterior.coords)
     reach = float((corners @ -d).max())
     distance = radius + reach + 2 * max(brief.rules.step) + rng.uniform(0, INCH / 2)
     x, y = spot + d * distance
-    sx, sy = brief.rules.step
-    nx, ny = brief.rules.grid
-    return kind, int(np.clip(round(x / sx), 0, nx)), int(np.clip(round(y / sy), 0, ny)), turn
+    return (kind, *snap_centre(x, y, brief.rules), turn)
 
 
 def _watched(evaluator: Evaluator, sight: Sight, key: str, card: dict, rng: np.random.Generator):

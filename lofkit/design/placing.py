@@ -39,6 +39,7 @@ from lofkit.ray import backend as ray_backend
 from lofkit.rules.deployment import outline
 from lofkit.scene.catalog import load_catalog
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH
 
 POSITION_STEP = INCH / 20
@@ -183,6 +184,12 @@ def placed(layout: Layout, rules: Rules, kinds: tuple[Kind, ...]) -> tuple[Piece
     return tuple(p for primary in layout.primaries for p in (primary, image(primary, rules, kinds)))
 
 
+def snap_centre(x: float, y: float, rules: Rules) -> tuple[int, int]:
+    """A centre on the table (mm) to the nearest point of the layout grid, kept on the grid."""
+    (sx, sy), (nx, ny) = rules.step, rules.grid
+    return int(np.clip(round(x / sx), 0, nx)), int(np.clip(round(y / sy), 0, ny))
+
+
 def centre_mm(piece: Piece, rules: Rules) -> tuple[float, float]:
     """A piece's centre on the table, mm, exactly as the scene loader reads it back from the scene file (inches to
     1e-6, times 25.4)."""
@@ -220,8 +227,7 @@ def zone_spots(rules: Rules) -> list[np.ndarray]:
         nx, ny = max(1, int(round((x1 - x0) / PLAYABLE_SPACING))), max(1, int(round((y1 - y0) / PLAYABLE_SPACING)))
         gx, gy = np.meshgrid(x0 + (np.arange(nx) + 0.5) * (x1 - x0) / nx, y0 + (np.arange(ny) + 0.5) * (y1 - y0) / ny)
         points = np.stack([gx.ravel(), gy.ravel()], axis=1)
-        inside = ((points >= r - EPS) & (points <= np.array(rules.table) - r + EPS)).all(axis=1)
-        found.append(points[inside])
+        found.append(points[base_on_table(points, r, *rules.table)])
     return found
 
 
@@ -350,17 +356,3 @@ def layout_data(layout: Layout, rules: Rules, kinds: tuple[Kind, ...], folder: P
     return {"lofkit": 1, "units": "in",
             "table": {"width": round(rules.table[0] / INCH, 6), "depth": round(rules.table[1] / INCH, 6)},
             "deployment_zones": zones, "terrain": terrain}
-
-
-def footprint_measures(shapes, table: tuple[float, float]) -> dict:
-    """`terrain_density` and `symmetry` (as `scorecard.terrain_density` and `scorecard.symmetry` define them) from
-    footprints: every catalogue piece blocks LoF."""
-    box = shapely.box(0, 0, *table)
-    if len(shapes) == 0:
-        return {"terrain_density": 0.0, "symmetry": 1.0}
-    covered = overlay(shapely.union_all, list(shapes))
-    density = overlay(shapely.intersection, covered, box).area / box.area
-    turned = shapely.affinity.rotate(covered, 180, origin=(table[0] / 2, table[1] / 2))
-    union = overlay(shapely.union, covered, turned).area
-    symmetry = overlay(shapely.intersection, covered, turned).area / union if union else 1.0
-    return {"terrain_density": density, "symmetry": symmetry}

@@ -180,24 +180,34 @@ def _lanes_between(world: World, sides: tuple[str, str], a: Placements, b: Place
     return Lanes(sides, a, b, seen, base_distances(a, b))
 
 
+def footprint_measures(shapes, table: tuple[float, float]) -> dict:
+    """`terrain_density` and `symmetry` (unrounded) of terrain whose footprints seen from above are `shapes`, on a
+    table of `table` (width, depth) mm."""
+    if len(shapes) == 0:
+        return {"terrain_density": 0.0, "symmetry": 1.0}
+    box = shapely.box(0, 0, *table)
+    covered = overlay(shapely.union_all, list(shapes))
+    density = overlay(shapely.intersection, covered, box).area / box.area
+    turned = shapely.affinity.rotate(covered, 180, origin=(table[0] / 2, table[1] / 2))
+    union = overlay(shapely.union, covered, turned).area
+    return {"terrain_density": density,
+            "symmetry": overlay(shapely.intersection, covered, turned).area / union if union else 1.0}
+
+
+def _measures(world: World) -> dict:
+    shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
+    return footprint_measures(shapes, (world.scene.table.width, world.scene.table.depth))
+
+
 def terrain_density(world: World) -> float:
     """Share of the table's area under blocking terrain, seen from above."""
-    table = shapely.box(0, 0, world.scene.table.width, world.scene.table.depth)
-    shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
-    covered = overlay(shapely.intersection, overlay(shapely.union_all, shapes), table) if shapes else shapely.Polygon()
-    return round(covered.area / table.area, 4)
+    return round(_measures(world)["terrain_density"], 4)
 
 
 def symmetry(world: World) -> float:
     """How alike the two halves are: the overlap (intersection over union) of the terrain seen from above with
     itself turned half a turn about the table's centre (1: a point-symmetric layout)."""
-    shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
-    if not shapes:
-        return 1.0
-    covered = overlay(shapely.union_all, shapes)
-    turned = shapely.affinity.rotate(covered, 180, origin=(world.scene.table.width / 2, world.scene.table.depth / 2))
-    union = overlay(shapely.union, covered, turned).area
-    return round(overlay(shapely.intersection, covered, turned).area / union, 4) if union else 1.0
+    return round(_measures(world)["symmetry"], 4)
 
 
 @dataclass(frozen=True)
@@ -251,4 +261,5 @@ def scorecard(world: World, name: str, options: SightOptions = SightOptions(), e
     if len(sides) >= 2:  # the heatmaps' viewers are the lanes' spots: placed once
         between = _lanes_between(terrain_only(world), (sides[0], sides[1]), maps[0].viewers, maps[1].viewers,
                                  options, executor, progress)
-    return Scorecard(name, maps, between, terrain_density(world), symmetry(world))
+    measures = _measures(world)
+    return Scorecard(name, maps, between, round(measures["terrain_density"], 4), round(measures["symmetry"], 4))

@@ -5,8 +5,8 @@ A search does not only meet a coarse measure: it hunts for whatever that measure
 5 eyes at the top and half height of each volume to 8 points of the other's template; on generated layouts the
 exact rule (the 3 x 3 mm search) finds most of the views the glimpse misses low down, from the front of the base at
 ground level to low patches, under a walkway's deck or a platform on legs, and from the sides at half height
-(measured on generated tables: `benchmarks/bench_generate.py`). The survey adds those eyes and points: 8 eyes
-(`SURVEY_EYES`, key eyes of `sight.lattice`) to 12 points (`SURVEY_POINTS`) each way, one clear segment counting as
+(measured on generated tables: `benchmarks/bench_generate.py`). The survey adds those eyes and points: 10 eyes
+(`SURVEY_EYES`, key eyes of `sight.lattice` and two more) to 16 points (`SURVEY_POINTS`) each way, one clear segment counting as
 sight, as in the glimpse. Pairs are independent of each other, so any subset gives the same answers as the whole
 (the incremental evaluation relies on it).
 """

@@ -45,6 +45,8 @@ MEASURES: dict[str, Measure] = {
     "symmetry": Measure("share", False, "overlap of the layout with itself turned half a turn"),
     "exposure_balance": Measure("share", False, "1 - the difference between the zones' exposed shares"),
 }
+HIDING = {"safe_share": ">=", "zone_visible_share": "<=", "exposed_share": "<="}
+"""The targets that ask for spots hidden, and which way (`Target.wants_hidden`)."""
 TIE_BREAK = 1e-3
 SLACK = 0.05
 """Slack (in a measure's scale) beyond which a met target adds nothing to the tie-break."""
@@ -61,6 +63,12 @@ class Target:
     @property
     def measure(self) -> Measure:
         return MEASURES[self.key]
+
+    @property
+    def wants_hidden(self) -> bool:
+        """Whether the target asks for spots hidden from the other zone (safe_share >=, zone_visible_share <=,
+        exposed_share <=): what a shield between a spot and its watchers works for."""
+        return HIDING.get(self.key) == self.op
 
     def text(self) -> str:
         value = f"{self.value:g}"
@@ -202,8 +210,7 @@ def search_energy(targets: tuple[Target, ...], card: dict, margins: Margins) -> 
     watchers = card.get("_watchers", {})
     extra = 0.0
     for t, margin in zip(targets, each(targets, margins)):
-        wants_hidden = (t.key == "safe_share") == (t.op == ">=")
-        if t.key in watchers and wants_hidden and t.shortfall(card, margin) > 0:
+        if t.key in watchers and t.wants_hidden and t.shortfall(card, margin) > 0:
             extra += t.weight * deficit(t, watchers[t.key], margin)
     return score(targets, card, margins) + SHAPING * extra
 

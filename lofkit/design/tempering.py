@@ -86,7 +86,6 @@ class Chain:
     """One chain's state (picklable): its temperature, generator, layout with its sight, card and energy, the step
     counts, and the best distinct layouts it met since it was last collected (`elite`)."""
 
-    index: int
     temperature: float
     rng: np.random.Generator
     layout: Layout = Layout(())
@@ -222,12 +221,12 @@ class Search:
             self.found = {key: self.found[key] for _, key in ranked[:FOUND]}
 
 
-def begin(brief: Brief, seed: int, chains: int, executor: Executor | None = None, margins=None) -> Search:
+def begin(brief: Brief, seed: int, chains: int, executor: Executor | None = None) -> Search:
     """K chains at their temperatures, each with its generator from `SeedSequence(seed)` and its first layout (their
     time counts in the search's `seconds`)."""
     seeds = np.random.SeedSequence(seed).spawn(chains + 1)
-    margins = tuple(margins) if margins is not None else (brief.margin,) * len(brief.targets)
-    states = [Chain(k, t, np.random.default_rng(s)) for k, (t, s) in enumerate(zip(temperatures(chains), seeds))]
+    margins = (brief.margin,) * len(brief.targets)
+    states = [Chain(t, np.random.default_rng(s)) for t, s in zip(temperatures(chains), seeds)]
     run = executor.map if executor is not None else map
     start = time.perf_counter()
     search = Search(brief, list(run(start_chain, [(brief, c, margins) for c in states])),
@@ -273,12 +272,6 @@ def advance(search: Search, steps: int, executor: Executor | None = None, progre
         search.stopped = "interrupted"
     search.seconds = time.perf_counter() - start
     return search
-
-
-def search(brief: Brief, seed: int, steps: int, chains: int, executor: Executor | None = None,
-           progress: Progress | None = None, stop_when_met: bool = True, time_limit: float | None = None) -> Search:
-    """Parallel tempering (module docstring) from the first layouts: `begin`, then `advance`."""
-    return advance(begin(brief, seed, chains, executor), steps, executor, progress, stop_when_met, time_limit)
 
 
 def _swap(states: list[Chain], round_number: int, rng: np.random.Generator) -> int:

@@ -73,6 +73,16 @@ def make_folder(folder: Path | str) -> Path:
     return folder
 
 
+def write_text(path: Path | str, text: str) -> None:
+    """Write `text` to an output file, its folder made if need be; a failure names the file (exit 2)."""
+    path = Path(path)
+    try:
+        make_folder(path.parent)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def write_scene_file(data: dict, path: Path | str, comment: str = "", overwrite: bool = False) -> Scene:
     """Validate `data` as a scene, then write it to `path` as YAML; returns the validated scene.
 

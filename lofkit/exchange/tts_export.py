@@ -21,6 +21,7 @@ import numpy as np
 import trimesh
 
 from lofkit.errors import LofkitError
+from lofkit.exchange.output import write_text
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.units import INCH
 
@@ -48,12 +49,8 @@ def write_obj(mesh_file: Path, path: Path) -> None:
     mesh = load_mesh_file(mesh_file)
     v = np.asarray(mesh.vertices, dtype=float) / INCH
     tts = trimesh.Trimesh(np.column_stack([v[:, 0], v[:, 2], -v[:, 1]]), mesh.faces, process=False)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(trimesh.exchange.obj.export_obj(tts, include_normals=False, include_texture=False,
-                                                        digits=OBJ_DIGITS), encoding="utf-8")
-    except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+    write_text(path, trimesh.exchange.obj.export_obj(tts, include_normals=False, include_texture=False,
+                                                     digits=OBJ_DIGITS))
 
 
 def _transform(piece: TtsPiece, table: tuple[float, float]) -> dict:
@@ -91,9 +88,5 @@ def write_tts_save(path: Path | str, pieces: list[TtsPiece], table: tuple[float,
     for stem, mesh in meshes.items():
         write_obj(mesh, models / f"{stem}.obj")
     save = tts_save(pieces, table, models, name, note)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(save, indent=1), encoding="utf-8")
-    except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+    write_text(path, json.dumps(save, indent=1))
     return save

@@ -58,13 +58,13 @@ def views_clear(world, pairs: np.ndarray, eye_of, points: np.ndarray, forward: b
     of the other's template ((across, up) as shares of its width and height from the middle of its bottom edge) is
     clear; `eye_of(radius, height)` is the eye in the shooter's frame, (1, 3). Only terrain blocks."""
     v = world.troopers
-    sizes, size_of = np.unique(np.stack([v.radius, v.height], axis=1), axis=0, return_inverse=True)
-    size_of = np.ravel(size_of)
     shooter, target = (pairs[:, 0], pairs[:, 1]) if forward else (pairs[:, 1], pairs[:, 0])
+    sizes, size_of = np.unique(np.stack([v.radius[shooter], v.height[shooter]], axis=1), axis=0, return_inverse=True)
+    size_of = np.ravel(size_of)
     towards = headings(v, shooter, target)
     eyes = np.empty((len(pairs), 3))
-    for size in np.unique(size_of[shooter]).tolist():  # one eye per volume size
-        same = np.flatnonzero(size_of[shooter] == size)
+    for size in range(len(sizes)):  # one eye per volume size of the shooters
+        same = np.flatnonzero(size_of == size)
         local = eye_of(*sizes[size].tolist())
         eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
     ends = _template_points(v, eyes, target, towards, points)
