@@ -61,40 +61,44 @@ ROWS_PER_PAIR = 8
 
 
 class Findings:
-    """The witness each pair found first (`found`), and which pairs have one (`done`)."""
+    """The witness each pair found first (`found`, kept only when `witnesses` are wanted), and which pairs have one
+    (`done`)."""
 
-    def __init__(self, world, count: int):
+    def __init__(self, world, count: int, witnesses: bool = True):
         self.world = world
+        self.witnesses = witnesses
         self.found: dict[int, Witness] = {}
         self.done = np.zeros(count, dtype=bool)
 
     def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
         return pair_ids[~self.done[pair_ids]]
 
-    def record(self, views: Views, row: int, col: int, line: int) -> None:
-        """Row `row` sees the block whose lower-left lattice point is (col, line): its pair's witness, if first."""
-        pair = int(views.rows.pair[row])
-        if not self.done[pair]:
-            self.done[pair] = True
-            self.found[pair] = witness_at(self.world, views, row, col, line)
+    def record(self, views: Views, rows: np.ndarray, cols: np.ndarray, lines: np.ndarray) -> None:
+        """Row rows[k] sees the block whose lower-left lattice point is (cols[k], lines[k]): the witness of its pair,
+        if the pair's first."""
+        pairs, first = np.unique(views.rows.pair[rows], return_index=True)
+        new = ~self.done[pairs]
+        self.done[pairs[new]] = True
+        if self.witnesses:
+            for k in first[new].tolist():
+                self.found[int(views.rows.pair[rows[k]])] = witness_at(self.world, views, int(rows[k]),
+                                                                       int(cols[k]), int(lines[k]))
 
     def record_central(self, views: Views, clear: np.ndarray) -> None:
         """Each row with a `clear` block (n, c, r) sees the one nearest the template's middle."""
         seen = np.flatnonzero(clear.any(axis=(1, 2)))
-        c0, r0 = central_blocks(clear[seen])
-        for row, col, line in zip(seen.tolist(), c0.tolist(), r0.tolist()):
-            self.record(views, row, col, line)
+        self.record(views, seen, *central_blocks(clear[seen]))
 
 
 class PairSearch:
     """One sight search over unordered `pairs` (n, 2): what each pair learned, its corridor, what it found."""
 
-    def __init__(self, world, pairs: np.ndarray, progress: Progress | None = None):
+    def __init__(self, world, pairs: np.ndarray, progress: Progress | None = None, witnesses: bool = True):
         self.world = world
         self.pairs = pairs
         self.learned = LearnedParts(world, pairs)
         self.caster = Caster(world, pairs, self.learned, progress)
-        self.findings = Findings(world, len(pairs))
+        self.findings = Findings(world, len(pairs), witnesses)
         v = world.troopers
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
@@ -181,8 +185,8 @@ class PairSearch:
             cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
             self.caster.cast(views, known, tested, pick, cols, lines)
             inside = known[pick[:, None, None], cols[:, :, None], lines[:, None, :]]
-            for k in np.flatnonzero(~inside.any(axis=(1, 2))).tolist():
-                self.findings.record(views, pick[k], c0[k], r0[k])
+            clear = np.flatnonzero(~inside.any(axis=(1, 2)))
+            self.findings.record(views, pick[clear], c0[clear], r0[clear])
             candidates[pick] = clear_blocks(known[pick], views.lattice.block)
 
     def _centre_block(self, views: Views, proved: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,8 +199,8 @@ class PairSearch:
         cols, lines = np.arange(c0, c0 + bw + 1), np.arange(r0, r0 + bh + 1)
         known = in_patches(views.lattice, proved, cols, lines)
         known |= self.caster.segments_blocked(views, np.arange(len(views.rows.pair)), cols, lines, ~known)
-        for row in np.flatnonzero(~known.any(axis=(1, 2))).tolist():
-            self.findings.record(views, row, c0, r0)
+        clear = np.flatnonzero(~known.any(axis=(1, 2)))
+        self.findings.record(views, clear, np.full(len(clear), c0), np.full(len(clear), r0))
         return cols, lines, known
 
     def _screen(self, views: Views, cols: np.ndarray, lines: np.ndarray):
@@ -242,10 +246,11 @@ def _proofs(world, search: PairSearch) -> dict[int, str]:
     return proofs
 
 
-def run_search(world, pairs: np.ndarray, progress: Progress | None = None) -> tuple[PairSearch, dict[int, str]]:
+def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
+               witnesses: bool = True) -> tuple[PairSearch, dict[int, str]]:
     """The search over unordered `pairs` run to the end: proofs first, then every eye pass each way. Returns it and
-    its proofs of "hidden" (pair number -> blocker id)."""
-    search = PairSearch(world, pairs, progress)
+    its proofs of "hidden" (pair number -> blocker id); without `witnesses`, only which pairs see is kept."""
+    search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
     for pattern in EYE_PASSES:
