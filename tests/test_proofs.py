@@ -37,6 +37,7 @@ from lofkit.sight.rows import eye_rows as _eye_rows
 from lofkit.sight.rows import hidden_eye_tiles as _hidden_tiles
 from lofkit.sight.screen import in_patches as _in_patches
 from lofkit.sight.screen import screen
+from lofkit.sight.search import run_search
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
 from tests.strategies import SETTINGS, layouts, scene
@@ -248,6 +249,18 @@ def test_seen_pairs_equals_the_brute_force_reference(layout):
     pairs = list(itertools.combinations(range(len(world.troopers)), 2))
     brute = sight_brute_force(world, pairs)
     assert seen_pairs(world, pairs).tolist() == [brute[p].seen for p in pairs]
+
+
+def test_analyses_find_the_same_sight_without_keeping_witnesses():
+    """`seen_pairs` searches without building witnesses: the same pairs see, and no witness is kept."""
+    world = World.from_scene(load_scene(REPO / "examples" / "tables" / "table-a.yaml"))
+    pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
+    full, _ = run_search(world, pairs)
+    bare, _ = run_search(world, pairs, witnesses=False)
+    assert full.findings.done.any() and not full.findings.done.all()
+    assert bare.findings.done.tolist() == full.findings.done.tolist()
+    assert sorted(full.findings.found) == np.flatnonzero(full.findings.done).tolist()
+    assert bare.findings.found == {}
 
 
 def test_first_face_agrees_between_embree_and_numpy():
