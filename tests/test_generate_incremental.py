@@ -27,6 +27,7 @@ from lofkit.units import INCH
 
 SIDE = 24 * INCH
 OPTIONS = SightOptions(cell_size=2 * INCH, viewer_spacing=3 * INCH, quick=True)
+IN_RANGE = SightOptions(cell_size=2 * INCH, viewer_spacing=3 * INCH, max_range=8 * INCH, quick=True)
 
 
 def small_brief(symmetry="none", pieces=(4, 8)):
@@ -38,10 +39,10 @@ def same(a, b) -> bool:
     return all(np.array_equal(x, y) for x, y in zip(a, b)) and len(a) == len(b)
 
 
-@pytest.mark.parametrize("symmetry, seed", [("none", 1), ("180", 2)])
-def test_incremental_updates_equal_full_recomputations(symmetry, seed):
+@pytest.mark.parametrize("symmetry, seed, options", [("none", 1, OPTIONS), ("180", 2, OPTIONS), ("none", 3, IN_RANGE)])
+def test_incremental_updates_equal_full_recomputations(symmetry, seed, options):
     brief = small_brief(symmetry)
-    evaluator = Evaluator.build(brief.rules, brief.kinds, OPTIONS)
+    evaluator = Evaluator.build(brief.rules, brief.kinds, options)
     rng = np.random.default_rng(seed)
     layout = first_layout(brief, rng)
     state = evaluator.full(layout)
@@ -64,14 +65,16 @@ def test_incremental_updates_equal_full_recomputations(symmetry, seed):
     assert recomputed < steps * full.recomputed  # it did save work
 
 
-def test_the_full_evaluation_is_the_scorecards():
-    """With the scorecard's own sight function (the search uses the wider `survey`), the same numbers."""
+@pytest.mark.parametrize("options", [OPTIONS, IN_RANGE], ids=["any range", "8in range"])
+def test_the_full_evaluation_is_the_scorecards(options):
+    """With the scorecard's own sight function (the search uses the wider `survey`), the same numbers; with a
+    maximum range, pairs beyond it see nothing in both."""
     brief = small_brief()
-    evaluator = Evaluator.build(brief.rules, brief.kinds, OPTIONS, sight="options")
+    evaluator = Evaluator.build(brief.rules, brief.kinds, options, sight="options")
     layout = first_layout(brief, np.random.default_rng(5))
     state = evaluator.full(layout)
     world = World.from_scene(scene_from_data(layout_data(layout, brief.rules, brief.kinds), source="a.yaml"))
-    card = scorecard(world, "a.yaml", OPTIONS)
+    card = scorecard(world, "a.yaml", options)
     for k, result in enumerate(card.heatmaps):
         assert np.array_equal(result.seen, state.seen[k])
         assert np.array_equal(result.z, state.z[0]) and np.array_equal(result.viewers.fits, state.fits[1 + k])

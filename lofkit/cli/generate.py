@@ -208,7 +208,7 @@ def generate(catalog, pieces_text, target_text, weights, symmetry, seed, steps, 
     final = _options(**named)
     spacing = _length(search_viewer_spacing, "--search-viewer-spacing")
     search_options = SightOptions(final.probe_silhouette, final.viewer_silhouette,
-                                  _length(search_cell_size, "--search-cell-size"), spacing, None, True)
+                                  _length(search_cell_size, "--search-cell-size"), spacing, final.max_range, True)
     brief, notes = gen.make_brief(catalog, rules, targets, search_options, final, margin)
     limit = _seconds(time_limit)
     folder = Path(output)

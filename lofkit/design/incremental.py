@@ -118,8 +118,6 @@ class Evaluator:
     """(viewer spots, targets) index pairs into `spots`: each zone's heatmap, then the lanes between the first two."""
     lane_sets: tuple[int, int] = (1, 2)
     """The two spot sets of the lanes (`zone_visible_share`, `lanes`, `longest_lane_mm`)."""
-    lanes_scale: float = 1.0
-    """Lanes of the final grid per lane of this one (the count of spot pairs, final over coarse)."""
     sight: str = "survey"
     """The sight function: "survey" (`survey.survey`, the search's) or "options" (the options' own, as the
     scorecard's, for comparing with it)."""
@@ -140,18 +138,14 @@ class Evaluator:
         spots += [Spots(zone_points(base, side, options.viewer_spacing)[0], options.viewer_silhouette)
                   for side in sides]
         blocks = [(1 + k, 0) for k in range(len(sides))]
-        lane_sets, scale = (1, 2), 1.0
+        lane_sets = (1, 2)
         if len(sides) >= 2 and final_spacing is not None and final_spacing != options.viewer_spacing:
             lane_sets = (len(spots), len(spots) + 1)
             spots += [Spots(zone_points(base, side, final_spacing)[0], options.viewer_silhouette)
                       for side in sides[:2]]
         if len(sides) >= 2:
             blocks.append(lane_sets)
-            if final_spacing is not None:
-                final = [len(zone_points(base, side, final_spacing)[0]) for side in sides[:2]]
-                scale = final[0] * final[1] / max(1, len(spots[lane_sets[0]].centres) *
-                                                  len(spots[lane_sets[1]].centres))
-        evaluator = cls(rules, kinds, options, sides, base, tuple(spots), tuple(blocks), lane_sets, scale, sight)
+        evaluator = cls(rules, kinds, options, sides, base, tuple(spots), tuple(blocks), lane_sets, sight)
         evaluator.images = mirrored(evaluator)
         return evaluator
 
@@ -237,8 +231,7 @@ class Evaluator:
                 z.append(found.z)
                 fits.append(found.fits)
         state = Sight(tuple(z), tuple(fits), (), pieces=placed(layout, self.rules, self.kinds))
-        wanted = [self._canonical(block, np.ones((len(z[a]), len(z[b])), dtype=bool) & fits[a][:, None] &
-                                  fits[b][None, :]) for block, (a, b) in enumerate(self.blocks)]
+        wanted = [self._canonical(block, self._standing(block, z, fits)) for block in range(len(self.blocks))]
         shapes = [(len(z[a]), len(z[b])) for a, b in self.blocks]
         self._matrices(world, state, wanted, [np.zeros(shape, dtype=bool) for shape in shapes],
                        [np.full(shape, -1, dtype=np.int64) for shape in shapes])
@@ -252,6 +245,15 @@ class Evaluator:
         """Which lane pairs are computed with symmetry: of a pair and its image, the first (by row, then column)."""
         to_a, to_b = self.images["lanes"]
         return (rows < to_a[cols]) | ((rows == to_a[cols]) & (cols <= to_b[rows]))
+
+    def _standing(self, block: int, z, fits) -> np.ndarray:
+        """The block's pairs whose bases both fit and, with `max_range`, stand within it base to base (the others
+        see nothing: `exposure.run_sight_job`)."""
+        a, b = self.blocks[block]
+        pairs = fits[a][:, None] & fits[b][None, :]
+        if self.options.max_range is not None:
+            pairs &= base_distances(*(self._placements(k, z[k], fits[k]) for k in (a, b))) <= self.options.max_range
+        return pairs
 
     def _canonical(self, block: int, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of `mask` (a block's shape) that are computed: with symmetry, none of the second zone's
@@ -330,7 +332,7 @@ class Evaluator:
             matrix = before.copy()
             matrix[mask] = False
             proof[mask] = -1
-            rows, cols = self._canonical(block, mask & new.fits[a][:, None] & new.fits[b][None, :])
+            rows, cols = self._canonical(block, mask & self._standing(block, z, fits))
             wanted.append((rows, cols))
             likely.append(before[rows, cols])
             matrices.append(matrix)
@@ -341,8 +343,8 @@ class Evaluator:
     # --- the scorecard -------------------------------------------------------------------------------------------
 
     def card(self, layout: Layout, state: Sight) -> dict:
-        """The scorecard's measures (`Scorecard.to_dict`'s keys) of the coarse grid, unrounded; `lanes` is scaled
-        to the final grid's spot pairs (`lanes_scale`). `_watchers` adds, for the measures that count spots, the
+        """The scorecard's measures (`Scorecard.to_dict`'s keys) of the coarse grid, unrounded (the lanes are
+        counted on the final grid's spots). `_watchers` adds, for the measures that count spots, the
         share of the viewers that see each spot (`targets.search_energy` guides the search with them)."""
         cells = state.fits[0]
         n_cells = int(cells.sum())
@@ -360,7 +362,7 @@ class Evaluator:
             lanes = state.seen[len(self.sides)]
             a, b = (self._placements(k, state.z[k], state.fits[k]) for k in self.lane_sets)
             rows, cols = np.nonzero(lanes)
-            doc["lanes"] = float(len(rows)) * self.lanes_scale
+            doc["lanes"] = float(len(rows))
             if len(rows):
                 doc["longest_lane_mm"] = float(base_distances(a, b)[rows, cols].max())
             doc["zone_visible_share"] = {self.sides[0]: _share(int(lanes.any(axis=1).sum()), int(a.fits.sum())),

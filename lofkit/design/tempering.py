@@ -54,7 +54,7 @@ FOUND = 64
 @dataclass(frozen=True)
 class Brief:
     """One search, as plain data every process can receive: the catalogue, the kinds in use (indices), the rules,
-    the targets, the coarse grid, the final grid's viewer spacing (to scale lanes) and the search's margin."""
+    the targets, the coarse grid, the final grid's viewer spacing (the lanes are counted on it) and the search's margin."""
 
     catalog: str
     usable: tuple[int, ...]
