@@ -24,6 +24,9 @@ from lofkit.sight.lattice import (
     END_TRIM,
     Lattice,
     block_points,
+    clear_blocks,
+    clear_blocks_again,
+    clear_blocks_near,
     dense_eyes,
     dense_tiles,
     template_axis,
@@ -305,6 +308,29 @@ def test_block_points_are_the_points_of_candidate_blocks(seed):
     for r, c, line in zip(*np.nonzero(candidates)):
         expected[r, c : c + block[0] + 1, line : line + block[1] + 1] = True
     assert np.array_equal(block_points(candidates, block), expected)
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_clear_blocks_found_again_in_place_equal_them_found_afresh(seed):
+    """The search keeps its candidate blocks up to date in place, after a block's points are cast (near it only) and
+    after the stride-3 pass (within the box of those still clear): always what `clear_blocks` finds afresh, with
+    a block of no blocked point counted clear by brute force."""
+    rng = np.random.default_rng(seed)
+    block = (int(rng.integers(1, 6)), int(rng.integers(1, 6)))
+    known = rng.random((4, 20, 26)) < rng.uniform(0, 0.05)
+    candidates = clear_blocks(known, block)
+    brute = np.array([[[not known[r, c : c + block[0] + 1, line : line + block[1] + 1].any()
+                        for line in range(26 - block[1])] for c in range(20 - block[0])] for r in range(4)])
+    assert np.array_equal(candidates, brute)
+    rows = np.array([0, 2, 3])
+    c0, r0 = rng.integers(0, 20 - block[0], 3), rng.integers(0, 26 - block[1], 3)
+    for r, c, line in zip(rows, c0, r0):
+        known[r, c : c + block[0] + 1, line : line + block[1] + 1] |= rng.random((block[0] + 1, block[1] + 1)) < 0.3
+    clear_blocks_near(known, candidates, rows, c0, r0, block)
+    assert np.array_equal(candidates, clear_blocks(known, block))
+    known[rows] |= rng.random((3, 20, 26)) < 0.02
+    clear_blocks_again(known, candidates, rows, block)
+    assert np.array_equal(candidates, clear_blocks(known, block))
 
 
 def test_parts_along_a_segment_are_those_whose_boxes_it_meets():

@@ -1,10 +1,10 @@
-"""The inner loops of the sight search, compiled: do segments cross a convex part, and which lattice blocks are clear?
+"""The inner loops of the sight search, compiled: do segments cross a convex part?
 
 Proofs of "hidden" (`obstruction.hiding_parts`, `screen.screen`) test millions of (row, candidate part) pairs, most of
 them failing on their first segment; a compiled loop stops there, where whole-array numpy would finish every
 segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an eye's
-template and its patches, and which of its coarse lattice segments its candidate parts already block), and
-`clear_blocks` finds the lattice blocks with no blocked point.
+template and its patches, and which of its coarse lattice segments its candidate parts already block). The lattice's
+own bookkeeping (which blocks are clear) is compiled in `block_kernels`.
 """
 
 from __future__ import annotations
@@ -412,33 +412,3 @@ def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes,
     """The first stage of the sight search for n eyes (see `_screen_eyes`); returns how many segments it left to
     cast in `out`."""
     return _screen_eyes(eyes.points, *templates, *sample, eyes.candidates, *parts, trim, *out)
-
-
-@numba.njit(cache=True, nogil=True)
-def clear_blocks(known, wide, high, out) -> None:
-    """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
-    blocked, by a summed-area table of each row."""
-    n, cols, lines = known.shape
-    summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
-    for r in range(n):
-        for c in range(cols):
-            run = 0
-            for line in range(lines):
-                run += known[r, c, line]
-                summed[c + 1, line + 1] = summed[c, line + 1] + run
-        for c in range(cols - wide):
-            for line in range(lines - high):
-                out[r, c, line] = (summed[c + wide + 1, line + high + 1] - summed[c, line + high + 1]
-                                   - summed[c + wide + 1, line] + summed[c, line]) == 0
-
-
-@numba.njit(cache=True, nogil=True)
-def block_points(candidates, wide, high, out) -> None:
-    """out[r, c, l] = whether lattice point (c, l) of row r lies in a block (wide x high cells, by lower-left
-    point) that `candidates` (n, c, l) marks."""
-    n, cols, lines = candidates.shape
-    for r in range(n):
-        for c in range(cols):
-            for line in range(lines):
-                if candidates[r, c, line]:
-                    out[r, c : c + wide + 1, line : line + high + 1] = True

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lofkit.sight import kernels
+from lofkit.sight import block_kernels
 from lofkit.sight.kernels import NONZERO
 
 SQUARE = 3.0
@@ -131,8 +131,22 @@ def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarra
     no point known to be blocked: the candidates for a seen square."""
     n, cols, lines = known_blocked.shape
     clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
-    kernels.clear_blocks(known_blocked, block[0], block[1], clear)
+    block_kernels.clear_blocks(known_blocked, block[0], block[1], clear)
     return clear
+
+
+def clear_blocks_again(known_blocked: np.ndarray, candidates: np.ndarray, rows: np.ndarray,
+                       block: tuple[int, int]) -> None:
+    """`candidates[rows] = clear_blocks(known_blocked[rows], block)` when `candidates` was that before more points
+    became known, in place."""
+    block_kernels.clear_blocks_again(known_blocked, block[0], block[1], rows, candidates)
+
+
+def clear_blocks_near(known_blocked: np.ndarray, candidates: np.ndarray, rows: np.ndarray, c0: np.ndarray,
+                      r0: np.ndarray, block: tuple[int, int]) -> None:
+    """`candidates[rows] = clear_blocks(known_blocked[rows], block)` when only the points of each row's block
+    (c0, r0) changed since `candidates` was that: the blocks sharing a point with it are recomputed, in place."""
+    block_kernels.clear_blocks_near(known_blocked, block[0], block[1], rows, c0, r0, candidates)
 
 
 def block_points(candidates: np.ndarray, block: tuple[int, int]) -> np.ndarray:
@@ -141,7 +155,7 @@ def block_points(candidates: np.ndarray, block: tuple[int, int]) -> np.ndarray:
     change which blocks are candidates."""
     n, cols, lines = candidates.shape
     inside = np.zeros((n, cols + block[0], lines + block[1]), dtype=bool)
-    kernels.block_points(candidates, block[0], block[1], inside)
+    block_kernels.block_points(candidates, block[0], block[1], inside)
     return inside
 
 

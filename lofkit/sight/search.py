@@ -37,6 +37,8 @@ from lofkit.sight.lattice import (
     block_points,
     central_blocks,
     clear_blocks,
+    clear_blocks_again,
+    clear_blocks_near,
     dense_eyes,
     headings,
     lead_eye,
@@ -139,7 +141,7 @@ class PairSearch:
             cols, lines = np.arange(0, cw + 1, stride), np.arange(0, ch + 1, stride)
             wanted = block_points(candidates[alive], lattice.block)[:, cols[:, None], lines[None, :]]
             self.caster.cast(views, known, tested, alive, cols, lines, wanted)
-            candidates[alive] = clear_blocks(known[alive], lattice.block)
+            clear_blocks_again(known, candidates, alive, lattice.block)
         self._fine_pass(views, known, tested, candidates)
 
     def _coarse_pass(self, views: Views, centre_first: bool) -> tuple[Views, np.ndarray, np.ndarray]:
@@ -187,7 +189,7 @@ class PairSearch:
             inside = known[pick[:, None, None], cols[:, :, None], lines[:, None, :]]
             clear = np.flatnonzero(~inside.any(axis=(1, 2)))
             self.findings.record(views, pick[clear], c0[clear], r0[clear])
-            candidates[pick] = clear_blocks(known[pick], views.lattice.block)
+            clear_blocks_near(known, candidates, pick, c0, r0, views.lattice.block)
 
     def _centre_block(self, views: Views, proved: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Cast every row's centre block (the one `central_blocks` picks when all are candidates) but the points of

@@ -1,0 +1,74 @@
+"""The lattice's bookkeeping, compiled: which blocks of a template's lattice hold no blocked point, and which points
+lie in candidate blocks. The fine pass of the search asks the first question again after every block it casts, so
+`clear_blocks_near` answers it for the blocks around the one cast only."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out) -> None:
+    """out[r, c, l] for blocks c_lo <= c < c_hi, l_lo <= l < l_hi: whether no point of lattice block
+    (c..c + wide, l..l + high) of row r is `known` blocked, by a summed-area table of the points they span."""
+    for c in range(c_hi + wide - c_lo):
+        run = 0
+        for line in range(l_hi + high - l_lo):
+            run += known[r, c_lo + c, l_lo + line]
+            summed[c + 1, line + 1] = summed[c, line + 1] + run
+    for c in range(c_hi - c_lo):
+        for line in range(l_hi - l_lo):
+            out[r, c_lo + c, l_lo + line] = (summed[c + wide + 1, line + high + 1] - summed[c, line + high + 1]
+                                             - summed[c + wide + 1, line] + summed[c, line]) == 0
+
+
+@numba.njit(cache=True, nogil=True)
+def clear_blocks(known, wide, high, out) -> None:
+    """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
+    blocked."""
+    n, cols, lines = known.shape
+    summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
+    for r in range(n):
+        _clear_region(known, r, 0, cols - wide, 0, lines - high, wide, high, summed, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def clear_blocks_near(known, wide, high, rows, c0, l0, out) -> None:
+    """`clear_blocks` again for rows `rows[k]` after the points of block (c0[k], l0[k]) were cast: only the blocks
+    that share a point with it can change, so only they are recomputed (out is left as it is elsewhere)."""
+    blocks_c, blocks_l = out.shape[1], out.shape[2]
+    summed = np.zeros((3 * wide + 2, 3 * high + 2), dtype=np.int32)
+    for k in range(len(rows)):
+        c_lo, c_hi = max(0, c0[k] - wide), min(blocks_c, c0[k] + wide + 1)
+        l_lo, l_hi = max(0, l0[k] - high), min(blocks_l, l0[k] + high + 1)
+        _clear_region(known, rows[k], c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def clear_blocks_again(known, wide, high, rows, out) -> None:
+    """`clear_blocks` again for rows `rows` after more of their points became known: blocks only stop being clear,
+    so only those within the bounding box of the clear ones are recomputed."""
+    blocks_c, blocks_l = out.shape[1], out.shape[2]
+    summed = np.zeros((known.shape[1] + 1, known.shape[2] + 1), dtype=np.int32)
+    for r in rows:
+        c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
+        for c in range(blocks_c):
+            for line in range(blocks_l):
+                if out[r, c, line]:
+                    c_lo, c_hi = min(c_lo, c), c + 1
+                    l_lo, l_hi = min(l_lo, line), max(l_hi, line + 1)
+        if c_lo < c_hi:
+            _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
+
+
+@numba.njit(cache=True, nogil=True)
+def block_points(candidates, wide, high, out) -> None:
+    """out[r, c, l] = whether lattice point (c, l) of row r lies in a block (wide x high cells, by lower-left
+    point) that `candidates` (n, c, l) marks."""
+    n, cols, lines = candidates.shape
+    for r in range(n):
+        for c in range(cols):
+            for line in range(lines):
+                if candidates[r, c, line]:
+                    out[r, c : c + wide + 1, line : line + high + 1] = True
