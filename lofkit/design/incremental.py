@@ -422,6 +422,7 @@ def corridors_meet(starts: np.ndarray, ends: np.ndarray, shapes, reach: float) -
     test in numpy (one convex polygon against every segment at once). Conservative: a shape's hull covers more
     than the shape, which only recomputes more pairs."""
     hit = np.zeros(len(starts), dtype=bool)
+    lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
     for shape in shapes:
         hull = shapely.convex_hull(shape).buffer(reach / math.cos(math.pi / (4 * QUAD_SEGMENTS)),
                                                  quad_segs=QUAD_SEGMENTS)
@@ -429,7 +430,6 @@ def corridors_meet(starts: np.ndarray, ends: np.ndarray, shapes, reach: float) -
         if not shapely.is_ccw(hull.exterior):
             corners = corners[::-1]  # counter-clockwise: the outward normal of edge (p, q) is (dy, -dx)
         x0, y0, x1, y1 = hull.bounds
-        lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
         maybe = np.flatnonzero(~hit & (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0))
         if len(maybe) == 0:
             continue

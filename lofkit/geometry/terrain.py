@@ -62,6 +62,27 @@ class Piece:
         """The convex parts proofs may use, in the piece's own frame (`inner.mesh_parts`; cached on disk)."""
         return mesh_parts(self.local)
 
+    @cached_property
+    def placed_parts(self) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+        """The convex parts placed: each one's planes (f, 4: unit normal, offset) and bounds (6,), its convex
+        components first (how many: the last number), then its inner boxes. Kept with the piece, so that worlds
+        rebuilt from the same pieces (the layout search's steps) only gather them."""
+        mesh, parts = self.mesh, self.parts
+        planes, bounds = [], []
+        for faces in np.split(np.argsort(parts.component, kind="stable"),
+                              np.cumsum(np.bincount(parts.component + 1)))[1:-1]:
+            normals = mesh.face_normals[faces]
+            found = np.column_stack([normals, np.einsum("ij,ij->i", normals, mesh.triangles[faces, 0])])
+            planes.append(np.unique(np.round(found, 9), axis=0))
+            corners = mesh.vertices[mesh.faces[faces]].reshape(-1, 3)
+            bounds.append(np.ravel([corners.min(axis=0), corners.max(axis=0)]))
+        components = len(planes)
+        if len(parts.boxes):
+            box_planes, box_bounds = placed_boxes(parts.boxes, self.transform)
+            planes.extend(box_planes)
+            bounds.extend(box_bounds)
+        return planes, bounds, components
+
     @property
     def parts_ready(self) -> bool:
         """Whether `parts` is at hand without computing it."""
@@ -234,23 +255,12 @@ def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
     planes, owners, bounds, face_part, first_box = [], [], [], [], []
     for index in chosen:
         piece = pieces[index]
-        mesh, parts = piece.mesh, piece.parts
-        part_of = np.where(parts.component >= 0, len(planes) + parts.component, -1)
-        for faces in np.split(np.argsort(parts.component, kind="stable"),
-                              np.cumsum(np.bincount(parts.component + 1)))[1:-1]:
-            normals = mesh.face_normals[faces]
-            found = np.column_stack([normals, np.einsum("ij,ij->i", normals, mesh.triangles[faces, 0])])
-            planes.append(np.unique(np.round(found, 9), axis=0))
-            bounds.append(np.ravel([mesh.vertices[mesh.faces[faces]].reshape(-1, 3).min(axis=0),
-                                    mesh.vertices[mesh.faces[faces]].reshape(-1, 3).max(axis=0)]))
-        owners.extend([index] * (len(planes) - len(owners)))
-        first_box.append(len(planes))
-        if len(parts.boxes):
-            box_planes, box_bounds = placed_boxes(parts.boxes, piece.transform)
-            planes.extend(box_planes)
-            owners.extend([index] * len(box_planes))
-            bounds.extend(box_bounds)
-        face_part.append(part_of)
+        its_planes, its_bounds, components = piece.placed_parts
+        face_part.append(np.where(piece.parts.component >= 0, len(planes) + piece.parts.component, -1))
+        first_box.append(len(planes) + components)
+        planes.extend(its_planes)
+        bounds.extend(its_bounds)
+        owners.extend([index] * len(its_planes))
     faces = max((len(p) for p in planes), default=1)
     padded = np.tile([0.0, 0.0, 0.0, 1.0], (len(planes), faces, 1))  # 0 . x <= 1 holds everywhere
     for k, p in enumerate(planes):
