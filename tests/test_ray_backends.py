@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 import trimesh
+from threadpoolctl import threadpool_info
 
 from lofkit import World, check, ray, scene_from_data
 from lofkit.design.executors import open_executor
@@ -94,6 +95,13 @@ def test_a_thread_count_gives_the_same_answers():
         ray.set_threads(0)
 
 
-def test_worker_processes_cast_in_one_thread():
+def _blas_threads() -> list[int]:
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_worker_processes_cast_and_multiply_in_one_thread():
+    """Each worker has a core: neither its ray casts nor numpy's BLAS start threads that would fight the others."""
     with open_executor("processes:1") as pool:
         assert pool.submit(ray.threads).result() == 1
+        blas = pool.submit(_blas_threads).result()
+    assert blas and set(blas) == {1}

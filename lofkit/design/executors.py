@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
+from threadpoolctl import threadpool_limits
+
 from lofkit.errors import LofkitError
 from lofkit.ray import set_threads
 
@@ -51,10 +53,12 @@ def _dask(spec: str) -> Iterator[Executor]:
 
 
 def _one_thread_each() -> None:
-    """Start of a worker process: it has a core of its own, so it casts rays in its own thread only; and it leaves
+    """Start of a worker process: it has a core of its own, so it casts rays and multiplies matrices (numpy's BLAS)
+    in its own thread only, as threads of one worker would fight the other workers for the cores; and it leaves
     Ctrl-C to the parent (which stops asking for work and keeps what it has: a worker interrupted between tasks
     would break the pool and leave the parent waiting)."""
     set_threads(1)
+    threadpool_limits(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
