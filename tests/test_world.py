@@ -99,6 +99,16 @@ def test_z_auto_finds_a_thin_fence_under_a_wide_base():
     assert np.isclose(world.troopers.z[0], 35) and world.warnings == []
 
 
+@pytest.mark.parametrize("offset", [0.8, 12.0, -12.2])
+def test_z_auto_finds_a_long_thin_rail_with_no_vertex_over_the_base(offset):
+    """A rail 1 mm thick and 10 mm tall, 200 mm long, under an S2's base between the rays' grid lines (0.3-1.3 mm
+    off the centre; and near the rim on either side): no vertex stands over the base, but its top edges cross it."""
+    rail = {"id": "rail", "wall": {"from": [200, 300 + offset], "to": [400, 300 + offset], "thickness": 1,
+                                   "height": 10}}
+    world = build_world([trooper("a", 300, 300, z="auto")], [rail])
+    assert world.troopers.z[0] == 10.0
+
+
 def test_z_auto_heights_carry_no_float32_noise():
     container = {"id": "c", "mesh": str(REPO / "terrain_models" / "container.stl"), "position": [600, 600, 0],
                  "rotation": 30}

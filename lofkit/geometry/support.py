@@ -2,10 +2,12 @@
 
 README "Scene files": "`z: auto` = rest on what is below". The base rests on the highest solid surface under any part
 of it (the table top, z = 0, when nothing is there), so a trooper given `z: auto` over a building stands on its
-roof; give `z` explicitly for an inner floor. Two lower bounds of that height are combined, both exact for the
-flat-topped, straight-sided pieces tables are made of: rays cast straight down on a grid of `SPACING` mm over the
-base and its rim, and the mesh vertices standing inside the base's column (which catches posts and fence rails
-thinner than the grid). Embree works in float32, so heights are rounded to `RESOLUTION` mm.
+roof; give `z` explicitly for an inner floor. Two lower bounds of that height are combined: rays cast straight down
+on a grid of `SPACING` mm over the base and its rim, and the highest point of the mesh edges inside the base's
+column (which catches posts and fence rails thinner than the grid, whether or not a vertex stands over the base).
+Together they are exact for flat tops: a flat face over part of the base either has an edge entering the column
+or covers the whole disc, where every ray hits it. Embree works in float32, so heights are rounded to `RESOLUTION`
+mm.
 
 docs/rules.md (Deployment): "The whole base must fit: it rests flat on a supporting surface at least as large as the
 base, and the volume intersects no scenery" (`base_fit`, which deployment, dispersion and analyses all use; a
@@ -70,16 +72,40 @@ def _highest_hits(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
     return heights
 
 
-def _highest_vertices(world, centres: np.ndarray, radii: np.ndarray, top: float) -> np.ndarray:
-    """Highest solid-mesh vertex inside each base's vertical column (0 where there is none)."""
+def highest_edge_point(edges: np.ndarray, centre, radius: float) -> float:
+    """The highest point of the mesh edges `edges` (m, 2, 3) inside the vertical column over the disc (`centre`,
+    `radius`), or 0 when none enters it. Along an edge height is linear, so the highest point of the part of it over
+    the disc is one end of that part: where the edge enters or leaves the column, or a vertex inside it."""
+    start, along = edges[:, 0], edges[:, 1] - edges[:, 0]
+    offset = start[:, :2] - centre
+    a = np.einsum("ij,ij->i", along[:, :2], along[:, :2])
+    b = np.einsum("ij,ij->i", along[:, :2], offset)
+    c = np.einsum("ij,ij->i", offset, offset) - (radius + EPS) ** 2
+    root = np.sqrt(np.maximum(b * b - a * c, 0.0))
+    flat = a <= EPS * EPS  # a vertical edge: over the disc all along, or nowhere
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.where(flat, np.where(c <= 0, 0.0, np.inf), (-b - root) / a)
+        high = np.where(flat, np.where(c <= 0, 1.0, -np.inf), (-b + root) / a)
+    low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
+    meets = (b * b - a * c >= 0) & (low <= high)
+    if not meets.any():
+        return 0.0
+    ends = np.concatenate([low[meets], high[meets]])
+    return float(max((np.concatenate([start[meets, 2], start[meets, 2]]) + ends *
+                      np.concatenate([along[meets, 2], along[meets, 2]])).max(), 0.0))
+
+
+def _highest_edges(world, centres: np.ndarray, radii: np.ndarray, top: float) -> np.ndarray:
+    """Highest point of a solid mesh's edges inside each base's vertical column (0 where there is none)."""
     solid = set(world.solid_pieces.tolist())
     heights = np.zeros(len(centres))
     for i, ((x, y), r) in enumerate(zip(centres, radii)):
         for piece in set(world.piece_index.intersection((x - r, y - r, 0.0, x + r, y + r, top))) & solid:
-            vertices = world.pieces[piece].mesh.vertices
-            inside = np.hypot(vertices[:, 0] - x, vertices[:, 1] - y) <= r + EPS
-            if inside.any():
-                heights[i] = max(heights[i], vertices[inside, 2].max())
+            edges, boxes = world.pieces[piece].edges
+            near = np.flatnonzero((boxes[:, 0] <= x + r + EPS) & (boxes[:, 2] >= x - r - EPS) &
+                                  (boxes[:, 1] <= y + r + EPS) & (boxes[:, 3] >= y - r - EPS))
+            if len(near):
+                heights[i] = max(heights[i], highest_edge_point(edges[near], (x, y), r))
     return heights
 
 
@@ -90,7 +116,7 @@ def rest_height(world, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
     radii = np.maximum(radii - CLEARANCE, 0.0)
     if len(world.solid_pieces) == 0 or len(centres) == 0:
         return np.zeros(len(centres))
-    heights = np.maximum(_highest_hits(world, centres, radii), _highest_vertices(world, centres, radii, _top(world)))
+    heights = np.maximum(_highest_hits(world, centres, radii), _highest_edges(world, centres, radii, _top(world)))
     return np.maximum(np.round(heights / RESOLUTION) * RESOLUTION, 0.0)
 
 

@@ -58,6 +58,13 @@ class Piece:
         return self.mesh.bounds
 
     @cached_property
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """The placed mesh's edges, each once: their end points (m, 2, 3) and their boxes seen from above (m, 4: x
+        and y low, then high)."""
+        ends = self.mesh.vertices[self.mesh.edges_unique]
+        return ends, np.hstack([ends[:, :, :2].min(axis=1), ends[:, :, :2].max(axis=1)])
+
+    @cached_property
     def parts(self) -> MeshParts:
         """The convex parts proofs may use, in the piece's own frame (`inner.mesh_parts`; cached on disk)."""
         return mesh_parts(self.local)
