@@ -2,9 +2,11 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from lofkit import check
+from lofkit.rules.cover import scenery_in_contact
 from tests.helpers import build_world, scene_data, trooper, write_scene
 
 
@@ -31,6 +33,18 @@ def test_partial_cover_needs_contact_and_an_obscured_template(wall_y, cover):
     verdict = check(world, "a", "b")
     assert verdict.lof and verdict.cover is cover
     assert verdict.cover_from == ("low-wall" if cover else None)
+
+
+@pytest.mark.parametrize("angle", [225.0, 227.5, 262.5])
+@pytest.mark.parametrize(("gap", "touching"), [(0.3, True), (0.5, True), (0.55, False)])
+def test_a_corner_pointing_at_the_rim_is_in_contact_wherever_it_points(angle, gap, touching):
+    """A building's corner `gap` mm from the target's base, pointing at its centre from `angle` degrees: 5 degrees
+    between two of the rim's first samples (227.5), or on one (225). The contact does not depend on where."""
+    direction = np.array([np.cos(np.radians(angle)), np.sin(np.radians(angle))])
+    corner = np.array([600.0, 600.0]) + (12.5 + gap) * direction
+    building = {"id": "bldg", "box": {"size": [100, 100, 60]}, "position": [*(corner - 50), 0], "rotation": 0}
+    world = build_world([trooper("a", 450, 620), enemy("b", 600, 600)], [building])
+    assert scenery_in_contact(world, 1) == ([0] if touching else [])
 
 
 def test_the_surface_a_trooper_stands_on_is_not_cover():

@@ -17,6 +17,10 @@ from lofkit.units import EPS
 CONTACT_HEIGHT = 1.0
 """Base contact with scenery is measured from the base's rim this far (mm) above its underside plus the contact
 tolerance, so the surface the base stands on is never scenery it touches."""
+RIM_SAMPLES = 72
+"""Points of the base's rim measured first (5 degrees apart); `rim_within` refines between them where needed."""
+CONTACT_PRECISION = 1e-4
+"""mm: how closely the rim's distance to scenery is known when deciding contact."""
 PARTIAL_COVER_BS_MOD = -3
 """docs/rules.md (Cover): "Cover gives -3 to the attacker's BS"."""
 LOW_VISIBILITY_MOD = -3
@@ -27,23 +31,45 @@ ZONE_MODS = {"low_visibility": LOW_VISIBILITY_MOD, "poor_visibility": POOR_VISIB
 
 
 def scenery_in_contact(world, trooper: int) -> list[int]:
-    """Solid pieces whose surface comes within the base contact tolerance of the trooper's base rim."""
+    """Solid pieces whose surface comes within the base contact tolerance of the trooper's base rim (or that hold
+    the rim inside them)."""
     v = world.troopers
     tolerance = world.scene.base_contact_tolerance
     reach = v.radius[trooper] + tolerance + 1.0
     x, y = v.centre[trooper]
     lift = v.z[trooper] + CONTACT_HEIGHT + tolerance
     box = (x - reach, y - reach, v.z[trooper], x + reach, y + reach, lift + tolerance)
-    angles = np.linspace(0, 2 * np.pi, 72, endpoint=False)
-    rim = np.column_stack([x + v.radius[trooper] * np.cos(angles), y + v.radius[trooper] * np.sin(angles),
-                           np.full(len(angles), lift)])
     touching = []
     for piece in sorted(set(world.piece_index.intersection(box)) & set(world.solid_pieces.tolist())):
-        _, distance, _ = trimesh.proximity.closest_point(world.pieces[piece].mesh, rim)
-        inside = world.pieces[piece].mesh.contains(rim) if world.pieces[piece].mesh.is_watertight else False
-        if np.any(distance <= tolerance + EPS) or np.any(inside):
+        mesh = world.pieces[piece].mesh
+        if rim_within(mesh, (x, y, lift), float(v.radius[trooper]), tolerance):
             touching.append(piece)
     return touching
+
+
+def rim_within(mesh: trimesh.Trimesh, centre, radius: float, tolerance: float) -> bool:
+    """Whether the surface of `mesh` comes within `tolerance` of the horizontal circle of `radius` about `centre`
+    (x, y, z), to `CONTACT_PRECISION`; or, for a watertight mesh, holds the circle inside.
+
+    The distance from a point of the circle to the surface changes by at most the arc between two points, so an arc
+    whose middle lies d from the surface comes no nearer than d less half its length. Arcs that bound leaves open
+    are halved until they are shorter than the precision: a corner pointing at the rim between two samples is not
+    missed."""
+    x, y, z = centre
+    middles, half = np.linspace(0, 2 * np.pi, RIM_SAMPLES, endpoint=False), np.pi / RIM_SAMPLES
+    first = True
+    while len(middles):
+        rim = np.column_stack([x + radius * np.cos(middles), y + radius * np.sin(middles), np.full(len(middles), z)])
+        _, distance, _ = trimesh.proximity.closest_point(mesh, rim)
+        if (distance <= tolerance + EPS).any() or (first and mesh.is_watertight and mesh.contains(rim).any()):
+            return True
+        first = False
+        open_arcs = middles[distance - radius * half <= tolerance + EPS]
+        if radius * half <= CONTACT_PRECISION:
+            return len(open_arcs) > 0
+        half /= 2
+        middles = np.concatenate([open_arcs - half, open_arcs + half])
+    return False
 
 
 def partial_cover(world, attacker: int, target: int, contact: list[int] | None = None) -> str | None:
