@@ -5,6 +5,8 @@ import pytest
 
 from lofkit import World, load_scene
 from lofkit.rules.lof import check, matrix
+from lofkit.scene.model import SILHOUETTES
+from lofkit.sight.lattice import WINDOW_FOUND, Lattice
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
@@ -44,6 +46,16 @@ def test_slit_of_three_and_a_half_mm_is_seen_and_two_and_a_half_is_not(width, se
     if seen:
         patch = np.array(verdict.witness.corners)
         assert np.all(np.abs(patch[:, 0] - 600) <= width / 2 * 1.1)  # the patch is seen through the slit
+
+
+@pytest.mark.parametrize("silhouette", sorted(SILHOUETTES))
+def test_every_standard_template_holds_a_block_in_any_window_of_three_and_a_half_mm(silhouette):
+    """A window holds a whole block (at least 3 mm of lattice) wherever it lies once it is one lattice cell wider
+    than the block: so the precision contract's 3.5 mm windows are found on every standard template, along both
+    axes; a block of 2.5 mm cannot be."""
+    lattice = Lattice(*SILHOUETTES[silhouette])
+    for cells, pitch in zip(lattice.block, lattice.pitch):
+        assert cells * pitch >= 3.0 - 1e-9 and (cells + 1) * pitch <= WINDOW_FOUND + 1e-9
 
 
 @pytest.mark.parametrize(("height", "seen"), [(41, False), (39, True)])

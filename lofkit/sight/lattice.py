@@ -7,8 +7,9 @@ silhouette height) standing on B's base, through B's base centre, facing E horiz
 Sampling, and what it guarantees:
 - The template is covered by a lattice of points at most `PITCH` (0.35 mm) apart, fitted to its width and
   height. A square counts as seen when all (k + 1)^2 lattice segments of a k x k block of cells whose sides are at
-  least 3 mm are unobstructed. A window of 3.35 mm or more always holds such a block, so the 3.5 mm windows of the
-  precision contract are found from the eyes sampled; a window of 2.5 mm never holds one. Obstacles thinner than
+  least 3 mm are unobstructed. A window one cell wider than the block always holds one, wherever it lies against
+  the lattice: at most 3.5 mm on the standard silhouettes (`WINDOW_FOUND`), so the 3.5 mm windows of the precision
+  contract are found from the eyes sampled; a window of 2.5 mm never holds one. Obstacles thinner than
   the lattice spacing (0.35 mm at the template, less nearer the eye) could slip between segments.
 - Eyes: a handful of key points first (the top front, top centre and side extremes, where sight over and around
   cover is best), then a dense set every `EYE_SPACING` mm over the half of the volume that faces the target (its
@@ -41,6 +42,9 @@ ROUNDING = 1e-9
 """Slack for float rounding when counting cells and blocks, and fitting a square: an exact fit is a fit."""
 SAME_SPOT = 1e-9
 """Horizontal distance (mm) below which two points stand on one vertical line (no direction from one to the other)."""
+WINDOW_FOUND = 3.5
+"""mm: the precision contract's window, which a template of any standard silhouette finds wherever it lies (a block
+and one more cell: 3.47-3.50 mm; tests/test_lof.py)."""
 COARSE_STRIDES = (9, 3)
 """Lattice strides sampled before the fine checks: a block spans at least 9 cells, so it holds a point of every 9th
 column and row, and 3 x 3 points of every 3rd."""
