@@ -17,9 +17,9 @@ demo: setup
 	$(BIN)/lofkit matrix examples/rulebook_lof.yaml
 	$(BIN)/lofkit distance examples/quickstart.yaml sniper hacker
 	$(BIN)/lofkit zoc examples/quickstart.yaml hacker
-	$(BIN)/lofkit render examples/tables/table-b.yaml -o out/table-b.png --view iso
-	$(BIN)/lofkit report examples/rulebook_lof.yaml fusilier iguana -o out/ruling
-	$(BIN)/lofkit heatmap examples/tables/table-a.yaml --zone red --quick -o out/heatmap-red.png
+	$(BIN)/lofkit render examples/tables/table-b.yaml -o out/table-b.png --view iso --force
+	$(BIN)/lofkit report examples/rulebook_lof.yaml fusilier iguana -o out/ruling --force
+	$(BIN)/lofkit heatmap examples/tables/table-a.yaml --zone red --quick -o out/heatmap-red.png --force
 	$(BIN)/lofkit army check examples/armies/blue.yaml
 	$(BIN)/lofkit orders examples/armies/blue.yaml
 	@echo "the workbench, in a browser: $(BIN)/lofkit serve examples/tables/table-b.yaml (then open http://127.0.0.1:8765/)"

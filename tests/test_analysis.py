@@ -537,7 +537,7 @@ def test_cli_unreachable_dask_scheduler_exits_2_instead_of_hanging(unreachable_d
 
 
 def test_cli_analyze_never_writes_over_other_files(tmp_path, run_cli):
-    """`analyze` writes into a new or empty folder, or over its own earlier output; other files need --force."""
+    """`analyze` writes into a new or empty folder; other files, or its own earlier output, need --force."""
     scene = write_scene(tmp_path, table())
     folder = tmp_path / "cards"
     folder.mkdir()
@@ -547,7 +547,9 @@ def test_cli_analyze_never_writes_over_other_files(tmp_path, run_cli):
     assert not (folder / "scorecard.json").exists()
     assert run_cli("analyze", scene, "-o", folder, "--no-pictures", "--force", *CLI_OPTIONS).exit_code == 0
     (folder / "notes.txt").unlink()
-    assert run_cli("analyze", scene, "-o", folder, "--no-pictures", *CLI_OPTIONS).exit_code == 0  # its own output
+    again = run_cli("analyze", scene, "-o", folder, "--no-pictures", *CLI_OPTIONS)  # its own earlier output
+    assert again.exit_code == 2 and "earlier analysis" in again.stderr and "--force" in again.stderr
+    assert run_cli("analyze", scene, "-o", folder, "--no-pictures", "--force", *CLI_OPTIONS).exit_code == 0
     assert (folder / "notes.txt").exists() is False and (folder / "scorecard.json").exists()
 
 

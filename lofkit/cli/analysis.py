@@ -12,8 +12,10 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from lofkit.cli.common import (
+    check_outputs,
     emit_json,
     err,
+    force_option,
     json_option,
     length_option,
     load_world,
@@ -100,9 +102,10 @@ def _write_counts(result: analysis.Heatmap, npy: Path) -> tuple[str, str]:
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The heatmap PNG to write.")
 @click.option("--counts", "counts_path", type=click.Path(dir_okay=False),
               help="Where the counts go (.npy, with a .csv beside it); default: next to the PNG.")
+@force_option
 @sight_options
 @json_option
-def heatmap(scene, zone, output, counts_path, executor, as_json, **named) -> None:
+def heatmap(scene, zone, output, counts_path, force, executor, as_json, **named) -> None:
     """How many viewers in ZONE's deployment zone see a probe on each cell of SCENE: a heatmap over the top view."""
     from lofkit.viz.plots import heatmap_picture
 
@@ -110,6 +113,7 @@ def heatmap(scene, zone, output, counts_path, executor, as_json, **named) -> Non
     counts = Path(counts_path or Path(output).with_suffix(".npy"))
     if counts.suffix.lower() != ".npy":
         raise LofkitError(f"--counts {counts}: give a file name ending in .npy (the CSV is written beside it)")
+    check_outputs([output, counts, counts.with_suffix(".csv")], force, [scene])
     world = load_world(scene, quiet=as_json)
     options = _options(**named)
     with open_executor(executor) as pool, _progress() as progress:
@@ -130,11 +134,13 @@ def heatmap(scene, zone, output, counts_path, executor, as_json, **named) -> Non
 @scene_argument
 @click.option("--zones", default=None, help="The two sides, e.g. blue,red (default: the scene's first two zones).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Draw the lanes over the top view (PNG).")
+@force_option
 @sight_options
 @json_option
-def lanes(scene, zones, output, executor, as_json, **named) -> None:
+def lanes(scene, zones, output, force, executor, as_json, **named) -> None:
     """Firing lanes between two deployment zones: spots of one with sight of spots of the other."""
     _picture_path(output)
+    check_outputs([output], force, [scene])
     world = load_world(scene, quiet=as_json)
     sides = _two_sides(world, zones)
     with open_executor(executor) as pool, _progress() as progress:
@@ -213,15 +219,18 @@ def _picture_names(scenes: list[str]) -> list[str]:
     return [stem if stems.count(stem) == 1 else f"{k + 1}-{stem}" for k, stem in enumerate(stems)]
 
 
-def _fresh_folder(folder: Path, force: bool) -> None:
-    """Analyses write into a new or empty folder, or one holding only an earlier analysis (never over other files)."""
-    ours = ("scorecard.json", "-heatmap-")
-    others = [p.name for p in folder.iterdir() if not any(mark in p.name for mark in ours)] if folder.is_dir() else []
+def _fresh_folder(folder: Path, force: bool, scenes) -> None:
+    """Analyses write into a new or empty folder; with --force, also into one holding other files or an earlier
+    analysis (whose scorecard and pictures are replaced); never over the scenes analysed."""
     if folder.exists() and not folder.is_dir():
         raise LofkitError(f"{folder} is a file; give a folder for the scorecard and pictures")
-    if others and not force:
-        raise LofkitError(f"{folder} holds other files ({', '.join(sorted(others)[:3])}); choose a new or empty "
-                          f"folder, or pass --force")
+    check_outputs([folder / "scorecard.json"], True, scenes)  # under no file, and not a scene analysed
+    present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    if present and not force:
+        earlier = [name for name in present if name == "scorecard.json" or "-heatmap-" in name]
+        what = "an earlier analysis" if earlier else "other files"
+        raise LofkitError(f"{folder} holds {what} ({', '.join((earlier or present)[:3])}); choose a new or empty "
+                          f"folder, or pass --force to write into it")
 
 
 @click.command()
@@ -229,13 +238,14 @@ def _fresh_folder(folder: Path, force: bool) -> None:
 @click.option("-o", "--output", default="analysis", show_default=True, type=click.Path(),
               help="Folder for scorecard.json and one heatmap picture per layout and zone (new or empty).")
 @click.option("--pictures/--no-pictures", default=True, show_default=True, help="Draw the heatmaps.")
-@click.option("--force", is_flag=True, help="Write into a folder that holds other files.")
+@click.option("--force", is_flag=True,
+              help="Write into a folder that holds other files or an earlier analysis (its files are replaced).")
 @sight_options
 @json_option
 def analyze(scenes, output, pictures, force, executor, as_json, **named) -> None:
     """A scorecard per layout: exposure to each zone, safe cells, lanes, terrain density, symmetry."""
     folder = Path(output)
-    _fresh_folder(folder, force)
+    _fresh_folder(folder, force, scenes)
     found = _scorecards(scenes, _options(**named), executor, as_json)
     document = {"layouts": [card.to_dict() for _, _, card in found]}
     write_json(folder / "scorecard.json", document)
@@ -257,13 +267,15 @@ def analyze(scenes, output, pictures, force, executor, as_json, **named) -> None
 @click.argument("second", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The side-by-side heatmaps (PNG).")
+@force_option
 @sight_options
 @json_option
-def compare(first, second, output, executor, as_json, **named) -> None:
+def compare(first, second, output, force, executor, as_json, **named) -> None:
     """Two layouts side by side: their scorecards and their heatmaps for each zone."""
     from lofkit.viz.plots import comparison_picture
 
     _picture_path(output)
+    check_outputs([output], force, [first, second])
     found = _scorecards((first, second), _options(**named), executor, as_json)
     sides = list(dict.fromkeys(h.side for _, _, card in found for h in card.heatmaps))
     layouts = [(Path(scene).name, world, next((h for h in card.heatmaps if h.side == side), None))

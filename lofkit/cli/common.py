@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import SettingError, render
-from lofkit.exchange.output import OutputFolderError, write_text
+from lofkit.exchange.output import OutputFolderError, check_output_files, write_text
 from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene
 from lofkit.units import parse_length
@@ -89,11 +89,18 @@ def naming(flags: Mapping[str, str],
         raise LofkitError(folder_message(exc)) from None
 
 
+def check_outputs(paths, force: bool, inputs=()) -> None:
+    """Before any work: refuse to replace an output file that is already there without --force, ever to replace
+    an input, or to write under a file (`exchange.output`'s policy: nothing a user made is replaced unasked)."""
+    with naming({"overwrite": "--force"}):
+        check_output_files([Path(p) for p in paths if p is not None], force, inputs)
+
+
 scene_argument = click.argument("scene", type=click.Path(dir_okay=False))
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 table_option = click.option("--table", "table_text", default="48inx48in", show_default=True,
                             help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, 1200mmx900mm.")
-force_option = click.option("--force", is_flag=True, help="Replace an earlier output.")
+force_option = click.option("--force", is_flag=True, help="Replace output files that are already there.")
 
 
 def length_option(text: str, flag: str, unit: str = "mm", *, given: str | None = None, quote: bool = True,

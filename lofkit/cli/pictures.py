@@ -7,7 +7,7 @@ import os
 
 import click
 
-from lofkit.cli.common import err, load_world, out, scene_argument
+from lofkit.cli.common import check_outputs, err, force_option, load_world, out, scene_argument
 from lofkit.errors import LofkitError
 from lofkit.rules import lof
 
@@ -47,12 +47,14 @@ def picture_options(function):
 @scene_argument
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The PNG to write.")
 @picture_options
-def render(scene: str, output: str, view: str, shooter, target, show: str, size: str) -> None:
+@force_option
+def render(scene: str, output: str, view: str, shooter, target, show: str, size: str, force: bool) -> None:
     """Render SCENE to a PNG (off-screen, no display needed)."""
     from lofkit.viz.render import render as render_png
 
     if not output.lower().endswith(".png"):
         raise LofkitError(f"{output}: the picture is a PNG; give a file name ending in .png")
+    check_outputs([output], force, [scene])
     world = load_world(scene)
     render_png(world, output, **_picture_options(world, view, shooter, target, show, size))
     err.print(f"wrote {output}")
@@ -79,14 +81,17 @@ def view(scene: str, view: str, shooter, target, show: str, size: str) -> None:
 @click.argument("target")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False), help="The folder to write.")
 @click.option("--size", default="1000x750", show_default=True, help="Size of each picture, WIDTHxHEIGHT.")
-def report(scene: str, shooter: str, target: str, output: str, size: str) -> None:
+@click.option("--force", is_flag=True, help="Replace an earlier report in the folder.")
+def report(scene: str, shooter: str, target: str, output: str, size: str, force: bool) -> None:
     """Write a ruling page for SHOOTER -> TARGET: index.html, pictures, a 3D view and verdict.json."""
     from lofkit.viz.render import parse_size
-    from lofkit.viz.report import write_report
+    from lofkit.viz.report import check_report_folder, write_report
 
+    check_report_folder(output, force)
+    size_px = parse_size(size)
     world = load_world(scene)
     verdict = lof.check(world, shooter, target)
-    index = write_report(world, verdict, lof.sample_segments(world, shooter, target), output, parse_size(size))
+    index = write_report(world, verdict, lof.sample_segments(world, shooter, target), output, size_px, force)
     out.print(f"{shooter} → {target}: {verdict.reason}", highlight=False)
     out.print(f"ruling page: {index}", highlight=False)
 

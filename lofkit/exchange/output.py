@@ -47,18 +47,46 @@ class OutputFolderError(LofkitError):
         super().__init__(text)
 
 
-def check_output_file(path: Path | str, overwrite: bool) -> None:
-    """Refuse to replace an existing file unless `overwrite`."""
-    if Path(path).exists() and not overwrite:
+def _check_parents(path: Path) -> None:
+    """Refuse a path whose folder cannot be made because one of its parents is a file."""
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise LofkitError(f"{path}: {parent} is a file, not a folder; give a path in a folder")
+            return
+
+
+def check_output_file(path: Path | str, overwrite: bool, inputs: Collection[Path | str] = ()) -> None:
+    """Refuse to replace an existing file unless `overwrite`, to write where a parent is a file, and ever to
+    replace one of the run's `inputs`."""
+    path = Path(path)
+    _check_parents(path)
+    if path.is_dir():
+        raise LofkitError(f"{path} is a folder; give a file name")
+    if path.exists() and any(path.resolve() == Path(i).resolve() for i in inputs):
+        raise LofkitError(f"{path} is an input of this run; write the output elsewhere")
+    if path.exists() and not overwrite:
         raise OutputExistsError(path)
 
 
-def check_output_folder(folder: Path | str, outputs: Collection[str], overwrite: bool) -> None:
-    """Refuse a folder that is a file, holds files other than `outputs` (names), or holds an earlier run's outputs
-    unless `overwrite`."""
+def check_output_files(paths: Collection[Path | str], overwrite: bool, inputs: Collection[Path | str] = ()) -> None:
+    """`check_output_file` for each of a run's output files, before any work."""
+    for path in paths:
+        check_output_file(path, overwrite, inputs)
+
+
+def check_output_folder(folder: Path | str, outputs: Collection[str], overwrite: bool,
+                        inputs: Collection[Path | str] = ()) -> None:
+    """Refuse a folder that is a file (or lies under one), holds files other than `outputs` (names), or holds an
+    earlier run's outputs unless `overwrite`; and never let an output replace one of the run's `inputs`."""
     folder = Path(folder)
+    _check_parents(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputFolderError(folder, is_file=True)
+    for name in outputs:
+        if (folder / name).exists() and any((folder / name).resolve() == Path(i).resolve() for i in inputs):
+            raise LofkitError(f"{folder / name} is the input you gave, and this run writes its {name} there; "
+                              f"give another folder")
     present = [p.name for p in folder.iterdir()] if folder.is_dir() else []
     others = [name for name in present if name not in outputs]
     earlier = [name for name in present if name in outputs]
@@ -67,9 +95,14 @@ def check_output_folder(folder: Path | str, outputs: Collection[str], overwrite:
 
 
 def make_folder(folder: Path | str) -> Path:
-    """Create `folder` (and its parents) if it is not there yet; returns it."""
+    """Create `folder` (and its parents) if it is not there yet; returns it. A failure names it (exit 2)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise LofkitError(f"cannot make the folder {folder}: it or one of its parents is a file") from None
+    except OSError as exc:
+        raise LofkitError(f"cannot make the folder {folder}: {exc.strerror}") from None
     return folder
 
 

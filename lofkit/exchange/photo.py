@@ -182,7 +182,7 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     if (corners_px is None) == (marker_size is None):
         raise SettingError("give the table's corners ({corners_px}) or the size of its markers ({marker_size}), one of "
                            "the two")
-    check_output_folder(folder, FILES, overwrite)
+    check_output_folder(folder, FILES, overwrite, inputs=[photo_path])
     columns, rows = ortho_size(width, depth, mm_per_pixel)
     photo = read_photo(photo_path)
     fit = fit_table(photo, (width, depth), corners_px, marker_size, marker_inset, source=str(photo_path))

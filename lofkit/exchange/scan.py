@@ -342,7 +342,7 @@ def import_scan(
     """
     scan, output = Path(scan), Path(output)
     check_settings(table, scale, turn, plane_tolerance)
-    check_output_folder(output, OUTPUT_NAMES, overwrite)
+    check_output_folder(output, OUTPUT_NAMES, overwrite, inputs=[scan])
     mesh = load_scan(scan)
     rng = np.random.default_rng(seed)
     samples, _ = trimesh.sample.sample_surface(mesh, SAMPLES, seed=rng)

@@ -1,7 +1,8 @@
 """A ruling page both players can open: verdict in words, the pictures, an interactive 3D view, the JSON.
 
 `write_report` writes DIR/index.html, eye.png, top.png, iso.png, scene.html (vtk.js, works offline) and
-verdict.json (exactly `lofkit check --json`). It refuses to write into a folder holding other files.
+verdict.json (exactly `lofkit check --json`). It refuses to write into a folder holding other files, or an
+earlier report unless told to replace it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lofkit.errors import LofkitError
+from lofkit.exchange.output import OutputFolderError, check_output_folder, make_folder
 from lofkit.units import to_inches
 from lofkit.viz.render import Overlay, build_plotter, render
 
@@ -26,13 +28,19 @@ _WASM_MODULES = ("trame_vtklocal", "trame.widgets.vtklocal")
 the web; the vtk.js export does not use them."""
 
 
-def _prepare(folder: Path) -> None:
-    if folder.exists() and not folder.is_dir():
-        raise LofkitError(f"{folder} is a file; give a folder for the report")
-    others = sorted(p.name for p in folder.iterdir() if p.name not in FILES) if folder.exists() else []
-    if others:
-        raise LofkitError(f"{folder} already holds other files ({', '.join(others[:5])}); give an empty or new folder")
-    folder.mkdir(parents=True, exist_ok=True)
+def check_report_folder(folder: Path | str, overwrite: bool = False) -> None:
+    """A report goes into a new or empty folder, or (with `overwrite`) one holding only an earlier report."""
+    folder = Path(folder)
+    try:
+        check_output_folder(folder, FILES, overwrite)
+    except OutputFolderError as exc:
+        if exc.is_file:
+            raise LofkitError(f"{folder} is a file; give a folder for the report") from None
+        if exc.others:
+            raise LofkitError(f"{folder} already holds other files ({', '.join(exc.others[:5])}); give an empty or "
+                              "new folder") from None
+        raise LofkitError(f"{folder} already holds an earlier report ({', '.join(exc.earlier[:3])}, ...); pass "
+                          "--force to replace it, or give a new folder") from None
 
 
 def _interactive(world, path: Path, overlay: Overlay, shooter: str, target: str) -> None:
@@ -126,10 +134,12 @@ that are blocked, ending where they hit; orange: what blocks.</p>
 """
 
 
-def write_report(world, verdict, segments, folder, size: tuple[int, int] = (1000, 750)) -> Path:
+def write_report(world, verdict, segments, folder, size: tuple[int, int] = (1000, 750),
+                 overwrite: bool = False) -> Path:
     """Write the ruling page for `verdict` (with sampled `segments`) into `folder`; returns index.html's path."""
     folder = Path(folder)
-    _prepare(folder)
+    check_report_folder(folder, overwrite)
+    make_folder(folder)
     overlay = Overlay(verdict=verdict, segments=segments)
     for view, _ in PICTURES:
         layers = {"arcs", "zones"} | ({"rays"} if view != "eye" else set())
