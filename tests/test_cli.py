@@ -107,6 +107,17 @@ def test_matrix_json_and_table(run_cli):
     assert "LoF matrix" in run_cli("matrix", scene).stdout
 
 
+def test_ids_are_printed_as_written_never_read_as_markup_or_emoji(tmp_path, run_cli):
+    """rich reads "[...]" as a style and ":name:" as an emoji: a trooper "[lt]-sniper" lost its "[lt]"."""
+    box = {"id": "[b]box", "box": {"size": [50, 50, 50]}, "position": [300, 300, 0]}
+    scene = write_scene(tmp_path, scene_data([trooper("[lt]-sniper", 100, 100), trooper(":smile:", 500, 500)], [box]))
+    for args in (("check", scene, "[lt]-sniper", ":smile:"), ("distance", scene, "[lt]-sniper", ":smile:"),
+                 ("matrix", scene), ("info", scene)):
+        result = run_cli(*args)
+        assert result.exit_code == 0 and "[lt]-sniper" in result.stdout and ":smile:" in result.stdout, args
+    assert "[b]box" in run_cli("check", scene, "[lt]-sniper", ":smile:").stdout
+
+
 def test_check_of_a_trooper_with_itself_is_bad_input(run_cli):
     result = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "fusilier")
     assert result.exit_code == 2 and "itself" in result.stderr

@@ -20,8 +20,8 @@ from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene
 from lofkit.units import parse_length
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True, highlight=False)
+out = Console(soft_wrap=True, emoji=False)  # emoji=False: ":abc:" in an id or a message is text, not a picture
+err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 BAD_INPUT = 2
 
 

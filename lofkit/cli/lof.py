@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -43,6 +44,7 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
     if as_json:
         emit_json({**verdict.to_dict(), **({"odds": odds.to_dict() if odds else None} if duel else {})})
         return
+    shooter, target = escape(shooter), escape(target)  # ids are the user's text, never markup
     if verdict.can_target:
         head = "[bold green]LoF[/] (a valid target)"
     elif verdict.lof:
@@ -50,15 +52,15 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
     else:
         head = "[bold red]no LoF[/]"
     out.print(f"{shooter} → {target}: {head}", highlight=False)
-    out.print(f"  {verdict.reason}", highlight=False)
+    out.print(f"  {escape(verdict.reason)}", highlight=False)
     arc = "inside" if verdict.in_arc else "[red]outside[/]"
     out.print(f"  arc: {arc} {shooter}'s arc; sight: {'yes' if verdict.sight else '[red]no[/]'}", highlight=False)
     if verdict.witness is not None:
         w = verdict.witness
-        out.print(f"  witness: eye {_point(w.eye)} in {w.eye_of} sees the 3 x 3 mm square centred "
-                  f"{_point(w.centre)} on {w.patch_of}'s silhouette template", highlight=False)
+        out.print(f"  witness: eye {_point(w.eye)} in {escape(w.eye_of)} sees the 3 x 3 mm square centred "
+                  f"{_point(w.centre)} on {escape(w.patch_of)}'s silhouette template", highlight=False)
     elif verdict.blockers:
-        names = ", ".join(f"{name} ({count} segments)" if count else name for name, count in verdict.blockers)
+        names = escape(", ".join(f"{name} ({count} segments)" if count else name for name, count in verdict.blockers))
         out.print(f"  blocked by: {names}", highlight=False)
     zoc_text = "inside" if verdict.in_zoc else "outside"
     out.print(
@@ -67,9 +69,10 @@ def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: s
         highlight=False,
     )
     if verdict.cover:
-        out.print(f"  {target} is in Partial Cover from {verdict.cover_from} (-3 to {shooter}'s BS)", highlight=False)
+        out.print(f"  {target} is in Partial Cover from {escape(verdict.cover_from)} (-3 to {shooter}'s BS)",
+                  highlight=False)
     if verdict.visibility_mod:
-        out.print(f"  the line of fire passes visibility zone {verdict.visibility_zone} "
+        out.print(f"  the line of fire passes visibility zone {escape(verdict.visibility_zone)} "
                   f"({verdict.visibility_mod:+d})", highlight=False)
     if odds:
         _print_odds(odds, shooter, target)
@@ -124,7 +127,7 @@ def matrix(scene: str, as_json: bool) -> None:
             kind = ("target" if verdict.can_target else "lof" if verdict.lof else "sight" if verdict.sight
                     else "none") if verdict else None
             marks.append(f"[{MATRIX_MARKS[kind][1]}]{MATRIX_MARKS[kind][0]}[/]" if kind else "")
-        table.add_row(str(i + 1), shooter, *marks)
+        table.add_row(str(i + 1), escape(shooter), *marks)
     out.print(table)
     out.print("● LoF to a valid target   ○ LoF, not a valid target   s sight, but out of arc or engaged   · no sight",
               highlight=False)

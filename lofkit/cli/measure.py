@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from lofkit.cli.common import emit_json, json_option, load_world, out, scene_argument
 from lofkit.rules import queries
@@ -21,6 +22,7 @@ def distance(scene: str, a: str, b: str, as_json: bool) -> None:
         emit_json(result.to_dict())
         return
     contact = "[green]yes[/]" if result.base_contact else "no"
+    a, b = escape(a), escape(b)  # ids are the user's text, never markup
     out.print(
         f"{a} → {b}: [bold]{result.distance_mm:.1f} mm[/] ({to_inches(result.distance_mm):.2f}\"), "
         f"range band {result.range_band}, base contact: {contact}",
@@ -38,8 +40,9 @@ def zoc(scene: str, a: str, as_json: bool) -> None:
     if as_json:
         emit_json(result.to_dict())
         return
-    out.print(f"inside {a}'s ZoC: {', '.join(result.inside_zoc_of_a) or 'nobody'}", highlight=False)
-    out.print(f"{a} is inside the ZoC of: {', '.join(result.a_inside_zoc_of) or 'nobody'}", highlight=False)
+    a = escape(a)
+    out.print(f"inside {a}'s ZoC: {escape(', '.join(result.inside_zoc_of_a)) or 'nobody'}", highlight=False)
+    out.print(f"{a} is inside the ZoC of: {escape(', '.join(result.a_inside_zoc_of)) or 'nobody'}", highlight=False)
 
 
 COMMANDS: list[click.Command] = [distance, zoc]

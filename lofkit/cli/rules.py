@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from lofkit.cli.common import emit_json, json_option, load_world, out, point_option, scene_argument
@@ -42,13 +43,13 @@ def aro(scene: str, active: str, path_text: str | None, army_texts: tuple[str, .
         print_army_reactions(result, path)
         return
     moving = f"moving along {len(result.path) - 1} legs ({result.stations} stations)" if path else "standing still"
-    out.print(f"{active}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
+    out.print(f"{escape(active)}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
     table = Table(show_edge=False, box=None, padding=(0, 2))
     for column in ("trooper", "by", "from", "may declare"):
         table.add_column(column)
     for r in result.reactions:
         where = f"{r.path_fraction:.0%} of the path ({r.point[0]:.0f}, {r.point[1]:.0f})" if path else "here"
-        table.add_row(r.trooper, "LoF" if r.by == "lof" else "ZoC", where, ", ".join(r.allowed))
+        table.add_row(escape(r.trooper), "LoF" if r.by == "lof" else "ZoC", where, ", ".join(r.allowed))
     out.print(table)
 
 
@@ -113,7 +114,7 @@ def deploy_check(scene: str, as_json: bool) -> None:
     for column in ("trooper", "rule", "problem"):
         table.add_column(column)
     for p in result.problems:
-        table.add_row(p.trooper, p.rule, p.message)
+        table.add_row(escape(p.trooper), p.rule, escape(p.message))
     out.print(table)
 
 

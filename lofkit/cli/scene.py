@@ -30,7 +30,7 @@ def validate(scene: str, as_json: bool) -> None:
         for problem in result.warnings:
             err.print(f"[yellow]warning:[/] {escape(f'{scene}: {problem.where}: {problem.message}')}", highlight=False)
         verdict = "[green]valid[/]" if result.ok else "[bold red]not valid[/]"
-        out.print(f"{scene}: {verdict} ({len(result.errors)} errors, {len(result.warnings)} warnings)", highlight=False)
+        out.print(f"{escape(scene)}: {verdict} ({len(result.errors)} errors, {len(result.warnings)} warnings)", highlight=False)
     if not result.ok:
         sys.exit(BAD_INPUT)
 
@@ -46,9 +46,9 @@ def info(scene: str, as_json: bool) -> None:
         return
     width, depth = result.table_mm
     kinds = ", ".join(f"{n} {kind}" for kind, n in result.terrain_by_kind.items()) or "none"
-    out.print(f"[bold]{scene}[/]: table {to_inches(width):g}\" x {to_inches(depth):g}\" ({width:g} x {depth:g} mm)")
+    out.print(f"[bold]{escape(scene)}[/]: table {to_inches(width):g}\" x {to_inches(depth):g}\" ({width:g} x {depth:g} mm)")
     out.print(f"terrain: {sum(result.terrain_by_kind.values())} pieces ({kinds}), {result.triangles} triangles")
-    out.print(f"deployment zones: {', '.join(result.deployment_zones) or 'none'}")
+    out.print(f"deployment zones: {escape(', '.join(result.deployment_zones)) or 'none'}")
     pieces = Table(title="terrain, with the convex parts that prove what each piece hides (covered: the share of its "
                    "solid they fill; holes: holes of an open mesh closed by caps; unused: faces no part could use; "
                    "-: blocks nothing)",
@@ -57,7 +57,7 @@ def info(scene: str, as_json: bool) -> None:
         pieces.add_column(column, justify="left" if column == "id" else "right", no_wrap=True)
     for row in result.pieces:
         blocks = row.parts is not None
-        pieces.add_row(row.id, f"{row.triangles:,}",
+        pieces.add_row(escape(row.id), f"{row.triangles:,}",
                        *((str(row.parts), f"{row.covered:.0%}", str(row.holes_closed), str(row.faces_skipped))
                          if blocks else ("-",) * 4))
     out.print(pieces)
@@ -66,8 +66,8 @@ def info(scene: str, as_json: bool) -> None:
         table.add_column(column, justify="right" if column == "facing" else "left", no_wrap=True)
     for row in result.troopers:
         table.add_row(
-            row.id,
-            row.side,
+            escape(row.id),
+            escape(row.side),
             f"{row.silhouette} {row.base_mm:g} x {row.height_mm:g}",
             ", ".join(f"{c:.0f}" for c in row.position),
             f"{row.facing:.0f}°",
