@@ -141,3 +141,14 @@ def test_mesh_that_loads_is_fine(tmp_path, run_cli):
     trimesh.creation.box((40, 40, 40)).export(tmp_path / "ok.stl")
     path = write_scene(tmp_path, scene_data([], [_mesh_piece("ok.stl")]))
     assert run_cli("validate", path).exit_code == 0
+
+
+def test_a_mesh_with_enormous_coordinates_is_answered_with_a_warning(tmp_path, run_cli):
+    """A triangle reaching 1e30 mm (a unit gone wrong): its inner parts' grid stays small, the piece is said to
+    reach past the table, and neither a traceback nor numpy's warnings reach the user."""
+    (tmp_path / "huge.obj").write_text("v 0 0 0\nv 1e30 0 0\nv 0 1e30 50\nf 1 2 3\n", encoding="utf-8")
+    scene = write_scene(tmp_path, scene_data([trooper("a", 100, 100), trooper("b", 500, 500, side="red")],
+                                             [_mesh_piece("huge.obj")]))
+    result = run_cli("check", scene, "a", "b")
+    assert result.exit_code == 0, result.stderr
+    assert "past the table edge" in result.stderr and "Warning" not in result.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import traceback
+import warnings
 
 import click
 from rich.markup import escape
@@ -26,7 +27,10 @@ class LofkitGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                if not os.environ.get("LOFKIT_DEBUG"):  # numpy's notes on odd numbers in a file, with source lines
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except LofkitError as exc:

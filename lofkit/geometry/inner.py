@@ -52,6 +52,9 @@ VERSION = 6
 MAX_VOXELS = 30e6
 """Voxels of a mesh's grid at most; the pitch is the smallest that keeps to it, and at least `MIN_PITCH`."""
 MIN_PITCH = 0.25
+GRID_LIMIT = 4 * MAX_VOXELS
+"""Voxels of a grid at most, padding included: the pitch above keeps to `MAX_VOXELS` for a mesh about as deep as it
+is wide, and is doubled until a mesh far flatter or thinner than that keeps to this."""
 MAX_BOXES = 1000
 MIN_BOX_VOLUME = 2.0
 """Boxes smaller than this (mm^3) prove too little to be worth testing."""
@@ -116,7 +119,8 @@ def parts_cached(mesh: trimesh.Trimesh) -> bool:
 
 def mesh_key(mesh: trimesh.Trimesh) -> str:
     """A digest of the mesh's vertices and faces and of the construction's version and settings."""
-    settings = (VERSION, MAX_VOXELS, MIN_PITCH, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP)
+    settings = (VERSION, MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS,
+                LOOKUP)
     digest = hashlib.sha256(repr(settings).encode())
     digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
     digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
@@ -245,6 +249,8 @@ def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     triangles = np.ascontiguousarray(np.concatenate([mesh.triangles[surface.faces], surface.caps]), dtype=np.float64)
     low, high = triangles.reshape(-1, 3).min(axis=0), triangles.reshape(-1, 3).max(axis=0)
     pitch = max(MIN_PITCH, float(np.cbrt(np.prod(high - low + 0.1) / MAX_VOXELS)))
+    while np.prod(np.ceil((high - low) / pitch) + 3) > GRID_LIMIT:  # far flatter or thinner than it is long
+        pitch *= 2
     origin = low - 1.5 * pitch
     shape = tuple(int(n) for n in np.ceil((high + 1.5 * pitch - origin) / pitch).astype(int))
     holes = through_holes(surface.rims, origin, pitch, shape)
