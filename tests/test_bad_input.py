@@ -152,3 +152,25 @@ def test_a_mesh_with_enormous_coordinates_is_answered_with_a_warning(tmp_path, r
     result = run_cli("check", scene, "a", "b")
     assert result.exit_code == 0, result.stderr
     assert "past the table edge" in result.stderr and "Warning" not in result.stderr
+
+
+@pytest.mark.parametrize(("name", "text", "where", "key"), [
+    ("twice.yaml", "lofkit: 1\ntroopers: []\nterrain: []\ntroopers: []\n", "line 4, column 1", "troopers"),
+    ("nested.yaml", "lofkit: 1\ntroopers:\n  - {id: a, position: [100, 100], facing: 90, facing: 180}\n",
+     "line 3", "facing"),
+    ("twice.json", '{"lofkit": 1, "table": {"width": 600, "width": 700, "depth": 600}}', "(file)", "width"),
+])
+def test_a_key_written_twice_is_an_error_not_the_last_one_silently(tmp_path, name, text, where, key, run_cli):
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    result = run_cli("validate", tmp_path / name)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert where in result.stderr and f"the key '{key}' is written twice" in result.stderr
+
+
+def test_yaml_merge_keys_may_still_be_overridden(tmp_path, run_cli):
+    """`<<: *base` then a key of its own is YAML's way to override, not a key written twice."""
+    text = ("lofkit: 1\nbase: &s2 {side: blue, silhouette: 2, position: [100, 100], facing: 90}\n"
+            "troopers:\n  - {<<: *s2, id: a}\n  - {<<: *s2, id: b, position: [300, 300]}\n")
+    (tmp_path / "merge.yaml").write_text(text, encoding="utf-8")
+    result = run_cli("validate", tmp_path / "merge.yaml")
+    assert "written twice" not in result.stderr

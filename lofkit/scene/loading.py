@@ -16,6 +16,33 @@ from lofkit.units import SCENE_UNITS
 SCENE_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML as `yaml.safe_load` reads it, but a key written twice in one mapping is an error (YAML keeps the last
+    one without a word: a second `troopers:` block would silently replace the first)."""
+
+    def construct_mapping(self, node, deep=False):
+        first: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int | float | bool) and key in first:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key '{key}' is written twice (first on line {first[key] + 1}); keep one",
+                    key_node.start_mark)
+            first[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep)
+
+
+def _unique_pairs(pairs: list) -> dict:
+    """A JSON object whose keys are all different (JSON keeps the last of two without a word)."""
+    keys = [key for key, _ in pairs]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if twice:
+        raise ValueError(f"the key '{twice[0]}' is written twice in one object; keep one")
+    return dict(pairs)
+
+
 def read_document(path: Path) -> object:
     """Parse a YAML, JSON or TOML file; syntax errors name the line."""
     kind = SCENE_SUFFIXES.get(path.suffix.lower())
@@ -29,9 +56,9 @@ def read_document(path: Path) -> object:
         raise SceneError(path, [Problem("(file)", f"cannot read the file: {exc}")]) from None
     try:
         if kind == "yaml":
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a SafeLoader
         if kind == "json":
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_pairs)
         return tomllib.loads(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
@@ -39,6 +66,8 @@ def read_document(path: Path) -> object:
         raise SceneError(path, [Problem(where, f"not valid YAML: {exc.problem}")]) from None
     except json.JSONDecodeError as exc:
         raise SceneError(path, [Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")]) from None
+    except ValueError as exc:  # `_unique_pairs`
+        raise SceneError(path, [Problem("(file)", f"not valid JSON: {exc}")]) from None
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
         raise SceneError(path, [Problem("(file)", f"not valid {kind.upper()}: {exc}")]) from None
 
