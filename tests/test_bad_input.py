@@ -6,7 +6,7 @@ import sys
 import pytest
 import trimesh
 
-from tests.helpers import scene_data, trooper, write_scene
+from tests.helpers import REPO, scene_data, trooper, write_scene
 
 BOX = {"id": "box", "box": {"size": [50, 50, 50]}, "position": [600, 600, 0]}
 
@@ -174,3 +174,21 @@ def test_yaml_merge_keys_may_still_be_overridden(tmp_path, run_cli):
     (tmp_path / "merge.yaml").write_text(text, encoding="utf-8")
     result = run_cli("validate", tmp_path / "merge.yaml")
     assert "written twice" not in result.stderr
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("check", "{army}", "blue-1", "blue-2"), "is an army list (lofkit_army), not a scene"),
+    (("army", "check", "{scene}"), "is a scene (lofkit: 1), not an army list"),
+    (("distance", "{scene}", "sniper", "sniper"), "a trooper and itself"),
+])
+def test_a_file_of_the_other_kind_or_a_trooper_twice_is_said_in_one_line(args, says, run_cli):
+    files = {"army": REPO / "examples" / "armies" / "blue.yaml", "scene": REPO / "examples" / "quickstart.yaml"}
+    result = run_cli(*(a.format(**files) for a in args))
+    assert result.exit_code == 2 and says in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_mesh_path_that_is_a_folder_is_called_a_folder(tmp_path, run_cli):
+    (tmp_path / "crate.stl").mkdir()
+    scene = write_scene(tmp_path, scene_data([], [_mesh_piece("crate.stl")]))
+    result = run_cli("validate", scene)
+    assert result.exit_code == 2 and "is a folder, not a mesh file" in result.stderr

@@ -214,6 +214,9 @@ def army_from_data(data: object, source: Path | str | None = None) -> ArmyList:
     if not isinstance(data, dict):
         raise ArmyError(source, [Problem("(top)", "an army list is a mapping with keys like lofkit_army, faction, "
                                                   "points, units, troopers")])
+    if "lofkit" in data and "lofkit_army" not in data:
+        raise ArmyError(source, [Problem("(top)", "this is a scene (lofkit: 1), not an army list; give an army list "
+                                                  "(lofkit_army: 1)")])
     try:
         return ArmyList.model_validate(data)
     except ValidationError as exc:

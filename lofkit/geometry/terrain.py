@@ -120,6 +120,8 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
     suffix = path.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise MeshFileError(f"'{path}' is not a supported mesh file; use one of {', '.join(MESH_SUFFIXES)}")
+    if path.is_dir():
+        raise MeshFileError(f"'{path}' is a folder, not a mesh file; name the mesh file in it")
     if not path.is_file():
         raise MeshFileError(f"mesh file '{path}' not found (paths are relative to the scene file's folder)")
     try:

@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 
+from lofkit.errors import LofkitError
 from lofkit.geometry.world import World
 from lofkit.rules.measure import ZOC_RADIUS, base_contact, base_distance, in_zoc, neighbours, range_band
 from lofkit.rules.results import DistanceResult, PieceRow, SceneInfo, TrooperRow, ZocResult
@@ -15,6 +16,8 @@ def distance(world: World, a: str, b: str) -> DistanceResult:
     """Base-to-base distance, range band and base contact between troopers `a` and `b`."""
     v = world.troopers
     i, j = v.index(a), v.index(b)
+    if i == j:
+        raise LofkitError("a trooper and itself: a distance runs between two different troopers")
     d = float(base_distance(v, i, j))
     return DistanceResult(
         a=a,

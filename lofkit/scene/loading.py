@@ -100,6 +100,9 @@ def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
     """Validate already-parsed scene data (lengths in the data's `units`) into a Scene."""
     if not isinstance(data, dict):
         raise SceneError(source, [Problem("(top)", "a scene is a mapping with keys like lofkit, table, terrain, troopers")])
+    if "lofkit_army" in data and "lofkit" not in data:
+        raise SceneError(source, [Problem("(top)", "this is an army list (lofkit_army), not a scene; give a scene file "
+                                                   "(lofkit: 1)")])
     units = data.get("units", "mm")
     try:
         scene = Scene.model_validate(data, context={"units": units if units in SCENE_UNITS else "mm"})

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
+from lofkit.exchange.messages import SettingError
 from lofkit.exchange.output import write_scene_file
 from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
@@ -131,8 +132,9 @@ class Session:
         elsewhere = folder.resolve() != self.scene.resolve(".")
         try:
             write_scene_file(_data(self.scene, absolute=elsewhere), path, overwrite=force)
-        except LofkitError as exc:
-            raise Refused(409 if path.exists() and not force else 400, str(exc)) from None
+        except LofkitError as exc:  # a setting is named as the API names it ("force")
+            text = exc.message.render({"overwrite": "force"}) if isinstance(exc, SettingError) else str(exc)
+            raise Refused(409 if path.exists() and not force else 400, text) from None
         return path
 
     # --- questions -----------------------------------------------------------------------------------------------
