@@ -168,6 +168,12 @@ def test_bad_saves_fail_with_a_clear_message(tmp_path, run_cli, content, message
     assert str(save) in result.stderr and not (tmp_path / "scene.yaml").exists()
 
 
+def test_a_table_top_that_is_not_a_number_is_refused_by_name(tts_files, run_cli):
+    save, cache, scene_path = tts_files
+    result = run_cli("import-tts", save, "--mesh-cache", cache, "-o", scene_path, "--table-top", "nan")
+    assert result.exit_code == 2 and "--table-top nan" in result.stderr and not scene_path.exists()
+
+
 def test_missing_save_and_bad_cache(tmp_path, run_cli, tts_files):
     missing = run_cli("import-tts", tmp_path / "nowhere.json", "-o", tmp_path / "s.yaml")
     assert missing.exit_code == 2 and "file not found" in missing.stderr
@@ -188,6 +194,8 @@ def test_odd_objects_are_reported_not_guessed(tts_files, run_cli):
         {**figurine, "Nickname": "Far S2", "GUID": "far001", "Transform": _transform(30, 1, 0)},
         {**figurine, "Nickname": "No x S2", "GUID": "nox001", "Transform": {"posY": 1, "posZ": 0},
          "ChildObjects": [{"Name": "Custom_Model", "Nickname": "Hat", "GUID": "hat001"}]},
+        {**model, "Nickname": "Squashed", "GUID": "flat01", "Transform": {**_transform(10, 1, 10), "scaleX": 0}},
+        {**model, "Nickname": "Mirrored", "GUID": "mirror", "Transform": {**_transform(10, 1, -10), "scaleY": -1}},
     ]
     save.write_text(json.dumps({"ObjectStates": states}), encoding="utf-8")
     report = json.loads(run_cli("import-tts", save, "--mesh-cache", cache, "-o", scene_path, "--json").stdout)
@@ -195,6 +203,7 @@ def test_odd_objects_are_reported_not_guessed(tts_files, run_cli):
     assert "32 mm base and no silhouette" in skipped["base32"]
     assert "off the table" in skipped["far001"]
     assert "Transform.posX is missing" in skipped["nox001"] and "attached to nox001" in skipped["hat001"]
+    assert "Transform.scaleX is 0" in skipped["flat01"] and "Transform.scaleY is -1" in skipped["mirror"]
     # Euler (180, 30, 180) is the same turn as (0, 210, 0): scene turn -210, the OBJ's half turn added: 330
     (flipped,) = report["terrain"]
     assert flipped["guid"] == "flip01" and flipped["rotation_deg"] == pytest.approx(330)

@@ -126,13 +126,15 @@ def _unique_id(wanted: str, guid: str, taken: set[str]) -> str:
 
 def _transform_numbers(transform: dict) -> dict[str, float]:
     """The Transform's nine numbers; a missing rotation is 0 and a missing scale 1. ValueError(key) names a position
-    that is missing, or any value that is not a finite number."""
+    that is missing, or any value that is not a finite number; ValueError(why) a scale of 0 or less."""
     numbers = {}
     for keys, default in ((("posX", "posY", "posZ"), None), (("rotX", "rotY", "rotZ"), 0.0), (SCALE_KEYS, 1.0)):
         for key in keys:
             value = transform.get(key, default)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(key)
+            if key in SCALE_KEYS and value <= 0:
+                raise ValueError(f"{key} is {value:g}: a piece scaled to nothing or mirrored has no place in a scene")
             numbers[key] = float(value)
     return numbers
 
@@ -194,7 +196,9 @@ def sort_objects(objects: list[Placed], cache: Path | None) -> tuple[list, list,
         try:
             t = _transform_numbers(obj.transform)
         except ValueError as exc:
-            skipped.append(_skip(obj, f"Transform.{exc} is missing or not a finite number"))
+            why = str(exc)
+            skipped.append(_skip(obj, f"Transform.{why}" if " " in why else f"Transform.{why} is missing or not a "
+                                                                              "finite number"))
             continue
         rotation = scene_rotation(t["rotX"], t["rotY"], t["rotZ"])
         url = mesh_url(obj.state)
@@ -332,6 +336,9 @@ def import_tts(
     """
     save, output = Path(save), Path(output)
     cache = check_settings(output, mesh_cache, overwrite)
+    if table_top is not None and not math.isfinite(table_top):
+        raise SettingError("{table_top} {value}: give the table top's height as a finite number of TTS units",
+                           value=table_top)
     data = read_save(save)
     table_in = (table[0] / INCH, table[1] / INCH)
     troopers, pieces, unresolved, skipped = sort_objects(placed_objects(data["ObjectStates"]), cache)
