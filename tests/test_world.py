@@ -114,3 +114,12 @@ def test_z_auto_heights_carry_no_float32_noise():
                  "rotation": 30}
     world = build_world([trooper("top", 600, 600, z="auto")], [container])
     assert world.troopers.z[0] == 65.0
+
+
+@pytest.mark.parametrize(("b", "warned"), [((105, 100, 0), True), ((125, 100, 0), False), ((105, 100, 40), False)])
+def test_bases_that_overlap_are_a_warning_touching_or_stacked_ones_are_not(b, warned):
+    """Two S2s 5 mm apart cross by 20 mm; 25 mm apart they touch (base contact); one standing 40 mm up, on the
+    other's height, is above it."""
+    x, y, z = b
+    world = build_world([trooper("a", 100, 100), trooper("b", x, y, z=z)])
+    assert any("overlaps 'a'" in w.message for w in world.warnings) is warned

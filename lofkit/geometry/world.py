@@ -15,7 +15,7 @@ import numpy as np
 import rtree
 
 from lofkit.errors import Problem, SceneError
-from lofkit.geometry.clearance import scenery_overlaps
+from lofkit.geometry.clearance import CLEARANCE, scenery_overlaps
 from lofkit.geometry.support import rest_height
 from lofkit.geometry.terrain import ConvexParts, Piece, build_pieces, convex_parts
 from lofkit.geometry.volumes import Volumes
@@ -118,6 +118,7 @@ class World:
             self.trooper_index = _box_index(self.troopers.boxes)
         self.warnings.extend(_table_edge_warnings(scene, self.pieces))
         self.warnings.extend(_facing_warnings(scene))
+        self.warnings.extend(_overlap_warnings(self.troopers))
         for trooper, piece_ids in scenery_overlaps(self).items():
             self.warnings.append(
                 Problem(
@@ -204,3 +205,15 @@ def _facing_warnings(scene: Scene) -> list[Problem]:
         for i, t in enumerate(scene.troopers)
         if t.facing is None and t.facing_towards is None and not t.marker
     ]
+
+
+def _overlap_warnings(v) -> list[Problem]:
+    """Troopers whose bases overlap (deeper than `CLEARANCE`, at heights that meet): two models cannot stand
+    there; touching bases are base contact."""
+    apart = np.linalg.norm(v.centre[:, None] - v.centre[None], axis=-1)
+    depth = v.radius[:, None] + v.radius[None] - apart
+    level = (v.z[:, None] < v.top[None]) & (v.z[None] < v.top[:, None])
+    first, second = np.nonzero(np.triu((depth > CLEARANCE) & level, k=1))
+    return [Problem(f"troopers[{j}]", f"'{v.ids[j]}' overlaps '{v.ids[i]}' (their bases cross by {depth[i, j]:.2f} mm); "
+                                      "move one of them") for i, j in zip(first.tolist(), second.tolist())]
+
