@@ -52,6 +52,11 @@ CASES = {
         "'ghost'",
     ),
     "missing version": ({"troopers": []}, "lofkit", "required"),
+    "zone off the table": (
+        scene_data([], deployment_zones=[{"side": "red", "polygon": [[2000, 2000], [2100, 2000], [2100, 2100]]}]),
+        "deployment_zones[0].polygon",
+        "wholly off the table",
+    ),
     "unknown state": (scene_data([trooper("a", 100, 100, state=["flying"])]), "troopers[0].state[0]", "moving"),
 }
 
@@ -192,3 +197,10 @@ def test_a_mesh_path_that_is_a_folder_is_called_a_folder(tmp_path, run_cli):
     scene = write_scene(tmp_path, scene_data([], [_mesh_piece("crate.stl")]))
     result = run_cli("validate", scene)
     assert result.exit_code == 2 and "is a folder, not a mesh file" in result.stderr
+
+
+def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path, run_cli):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("lofkit: 1\ntroopers:\n  - {id: caf\u00e9, position: [100, 100]}\n".encode("latin-1"))
+    result = run_cli("validate", path)
+    assert result.exit_code == 2 and "line 3: byte 0xe9 is not UTF-8 text; save the file as UTF-8" in result.stderr

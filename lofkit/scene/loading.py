@@ -52,7 +52,11 @@ def read_document(path: Path) -> object:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SceneError(path, [Problem("(file)", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise SceneError(path, [Problem(f"line {line}", f"byte 0x{exc.object[exc.start]:02x} is not UTF-8 text; save "
+                                                         "the file as UTF-8")]) from None
+    except OSError as exc:
         raise SceneError(path, [Problem("(file)", f"cannot read the file: {exc}")]) from None
     try:
         if kind == "yaml":

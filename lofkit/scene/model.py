@@ -272,6 +272,11 @@ def scene_problems(scene: Scene) -> list[Problem]:
         problems.extend(_table_image_problems(scene))
     trooper_ids = {t.id for t in scene.troopers}
     width, depth = scene.table.width, scene.table.depth
+    table = shapely.box(0, 0, width, depth)
+    for k, zone in enumerate(scene.deployment_zones):
+        if shapely.Polygon(zone.polygon).intersection(table).area <= EPS:
+            problems.append(Problem(f"deployment_zones[{k}].polygon", f"{zone.side}'s zone lies wholly off the table "
+                                    f"(table is {width:g} x {depth:g} mm); give corners on the table"))
     radii = [t.size[0] / 2 for t in scene.troopers]
     overhangs = base_overhang([t.position for t in scene.troopers], radii, width, depth)
     for i, (trooper, radius, overhang) in enumerate(zip(scene.troopers, radii, overhangs.tolist())):
