@@ -134,6 +134,16 @@ def test_a_lieutenant_whose_unit_gives_no_wip_is_an_error():
         lieutenant_of(army, "a.yaml")
 
 
+def test_a_trooper_of_a_unit_the_list_lacks_is_an_error_as_for_orders(tmp_path):
+    """Not only the Lieutenant: any trooper naming a unit its list does not define (a typo) stops the roll, as it
+    stops `lofkit orders`."""
+    troopers = [*regulars(2, lieutenant=1), trooper("x", unit_name="outridr")]
+    path_a = write_list(tmp_path, "a.yaml", troopers, {"line": unit(wip=14)})
+    path_b = write_list(tmp_path, "b.yaml", regulars(2, lieutenant=2), {"line": unit(wip=12)})
+    with pytest.raises(ArmyError, match=r"a\.yaml: troopers\[2\]\.unit: x: no unit 'outridr'"):
+        initiative_from_lists(path_a, path_b)
+
+
 def test_odds_from_two_list_files(tmp_path):
     path_a = write_list(tmp_path, "a.yaml", regulars(2, lieutenant=1), {"line": unit(wip=14)}, name="A")
     path_b = write_list(tmp_path, "b.yaml", regulars(2, lieutenant=2), {"line": unit(wip=12)}, name="B")

@@ -20,6 +20,7 @@ from lofkit.dice.distribution import f2f_distribution
 from lofkit.dice.rolls import resolve_f2f
 from lofkit.errors import LofkitError, Problem
 from lofkit.game.army import ArmyError, ArmyList, load_army
+from lofkit.game.orders import check_list_for_orders
 
 WINNER_CHOICES = ("Initiative", "Deployment")
 """What the winner picks one of; the loser gets the other. Initiative: who plays the first turn of every round.
@@ -133,5 +134,8 @@ def lieutenant_of(army: ArmyList, source: Path | str) -> Lieutenant:
 
 def initiative_from_lists(path_a: Path | str, path_b: Path | str) -> InitiativeOdds:
     """The Initiative roll's odds between the Lieutenants of the army lists in two files."""
-    lieutenant_a, lieutenant_b = (lieutenant_of(load_army(path), path) for path in (path_a, path_b))
+    armies = [load_army(path) for path in (path_a, path_b)]
+    for army, path in zip(armies, (path_a, path_b)):
+        check_list_for_orders(army, str(path))  # a trooper of a unit the list lacks: as `lofkit orders` says it
+    lieutenant_a, lieutenant_b = (lieutenant_of(army, path) for army, path in zip(armies, (path_a, path_b)))
     return initiative_odds(lieutenant_a.wip, lieutenant_b.wip, lieutenant_a, lieutenant_b)
