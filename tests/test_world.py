@@ -123,3 +123,8 @@ def test_bases_that_overlap_are_a_warning_touching_or_stacked_ones_are_not(b, wa
     x, y, z = b
     world = build_world([trooper("a", 100, 100), trooper("b", x, y, z=z)])
     assert any("overlaps 'a'" in w.message for w in world.warnings) is warned
+
+
+def test_a_trooper_below_the_table_top_is_a_warning():
+    world = build_world([trooper("a", 100, 100, z=-50), trooper("b", 300, 100, z=0)])
+    assert [w.where for w in world.warnings if "below the table top" in w.message] == ["troopers[0].z"]

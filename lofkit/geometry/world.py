@@ -119,6 +119,9 @@ class World:
         self.warnings.extend(_table_edge_warnings(scene, self.pieces))
         self.warnings.extend(_facing_warnings(scene))
         self.warnings.extend(_overlap_warnings(self.troopers))
+        self.warnings.extend(Problem(f"troopers[{i}].z", f"'{self.troopers.ids[i]}' stands {-z:g} mm below the table "
+                                     "top; give z 0 or more, or z: auto")
+                             for i, z in enumerate(self.troopers.z.tolist()) if z < -EPS)
         for trooper, piece_ids in scenery_overlaps(self).items():
             self.warnings.append(
                 Problem(
