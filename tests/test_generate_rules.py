@@ -7,6 +7,7 @@ are then set from the measured numbers, and 0.1 mm beyond them must fail.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 import shapely
 import shapely.affinity
 import trimesh
+import yaml
 
 from lofkit.design.generate import parse_pieces, standard_zones
 from lofkit.design.placing import (
@@ -33,7 +35,7 @@ from lofkit.design.placing import (
 from lofkit.design.targets import parse_targets, score
 from lofkit.errors import LofkitError
 from lofkit.rules.deployment import outline
-from lofkit.scene.catalog import BUNDLED
+from lofkit.scene.catalog import BUNDLED, load_catalog
 from lofkit.scene.loading import scene_from_data
 from lofkit.units import INCH
 
@@ -275,3 +277,25 @@ def test_symmetric_layouts_need_an_even_count_in_the_range():
     with pytest.raises(LofkitError, match="pairs"):
         parse_pieces("19", "180")
     assert parse_pieces("19..20", "180") == (19, 20)
+
+
+@pytest.mark.parametrize(("entry", "says"), [
+    ({"footprint": [-150, 60]}, "piece 1: footprint [-150, 60]: give [x, y], two positive numbers of mm"),
+    ({"height": float("nan")}, "piece 1: height nan: give a positive number of mm"),
+    ({"height": "tall"}, "piece 1: height 'tall': give a positive number of mm"),
+    ({"colour": "red"}, "piece 1: unknown key 'colour'"),
+])
+def test_a_bad_catalogue_entry_is_named_by_its_key(tmp_path, entry, says):
+    good = {"name": "crate", "file": str(BUNDLED / "container.stl"), "footprint": [150, 60], "height": 65}
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump([{**good, **entry}]), encoding="utf-8")
+    with pytest.raises(LofkitError, match=re.escape(says)):
+        load_catalog(path)
+
+
+def test_a_catalogue_naming_a_piece_twice_is_refused(tmp_path):
+    good = {"name": "crate", "file": str(BUNDLED / "container.stl"), "footprint": [150, 60], "height": 65}
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump([good, good]), encoding="utf-8")
+    with pytest.raises(LofkitError, match="piece 2: the name 'crate' is used twice"):
+        load_catalog(path)
