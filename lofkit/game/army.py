@@ -183,13 +183,6 @@ class ArmyList(_Model):
     units: dict[str, Unit]
     troopers: tuple[ArmyTrooper, ...] = ()
 
-    @model_validator(mode="after")
-    def _unique_ids(self) -> ArmyList:
-        ids = [trooper.id for trooper in self.troopers]
-        twice = sorted({trooper_id for trooper_id in ids if ids.count(trooper_id) > 1})
-        if twice:
-            raise ValueError(f"trooper ids must be unique; used twice: {', '.join(twice)}")
-        return self
 
     def unit_of(self, trooper: ArmyTrooper) -> Unit | None:
         return self.units.get(trooper.unit)
@@ -218,9 +211,19 @@ def army_from_data(data: object, source: Path | str | None = None) -> ArmyList:
         raise ArmyError(source, [Problem("(top)", "this is a scene (lofkit: 1), not an army list; give an army list "
                                                   "(lofkit_army: 1)")])
     try:
-        return ArmyList.model_validate(data)
+        army = ArmyList.model_validate(data)
     except ValidationError as exc:
         raise ArmyError(source, validation_problems(exc, "lofkit army schema")) from None
+    first: dict[str, int] = {}
+    twice = []
+    for k, trooper in enumerate(army.troopers):
+        if trooper.id in first:
+            twice.append(Problem(f"troopers[{k}].id", f"duplicate id '{trooper.id}' (first used at "
+                                                      f"troopers[{first[trooper.id]}].id)"))
+        first.setdefault(trooper.id, k)
+    if twice:
+        raise ArmyError(source, twice)
+    return army
 
 
 def load_army(path: str | Path) -> ArmyList:
