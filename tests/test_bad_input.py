@@ -52,6 +52,9 @@ CASES = {
         "'ghost'",
     ),
     "missing version": ({"troopers": []}, "lofkit", "required"),
+    "scale 0": (scene_data([], [{**BOX, "scale": 0}]), "terrain[0].scale", "Input should be greater than 0"),
+    "state not a list": (scene_data([trooper("a", 100, 100, state="prone")]), "troopers[0].state",
+                         "give a list, written [...] (got 'prone')"),
     "zone off the table": (
         scene_data([], deployment_zones=[{"side": "red", "polygon": [[2000, 2000], [2100, 2000], [2100, 2100]]}]),
         "deployment_zones[0].polygon",
@@ -204,3 +207,11 @@ def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path, run_cli):
     path.write_bytes("lofkit: 1\ntroopers:\n  - {id: caf\u00e9, position: [100, 100]}\n".encode("latin-1"))
     result = run_cli("validate", path)
     assert result.exit_code == 2 and "line 3: byte 0xe9 is not UTF-8 text; save the file as UTF-8" in result.stderr
+
+
+def test_a_value_a_union_tries_several_ways_gets_one_message(tmp_path, run_cli):
+    """A scale is a number or [x, y, z]: a scale of 0 is a number that is too small, not also "not a valid tuple"
+    (nor placed at pydantic's "scale.constrained-float")."""
+    path = write_scene(tmp_path, scene_data([], [{**BOX, "scale": 0}]))
+    errors = [line for line in run_cli("validate", path).stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "terrain[0].scale: Input should be greater than 0" in errors[0]

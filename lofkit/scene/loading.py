@@ -82,7 +82,8 @@ def place_of(loc: tuple) -> str:
     for part in loc:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif not str(part).startswith(("function-", "tagged-union", "union[", "tuple[", "float", "str", "int")):
+        elif not str(part).startswith(("function-", "tagged-union", "union[", "tuple[", "float", "str", "int",
+                                       "constrained-")):
             text += f".{part}" if text else str(part)
     return text or "(top)"
 
@@ -95,9 +96,17 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
             return f"unknown key '{error['loc'][-1]}'; check its spelling against the file format (`{schema_command}`)"
         if error["type"] == "missing":
             return "required field is missing"
+        if error["type"] in ("tuple_type", "list_type"):
+            return f"give a list, written [...] (got {error['input']!r})"
         return error["msg"].removeprefix("Value error, ")
 
-    return list(dict.fromkeys(Problem(place_of(error["loc"]), message(error)) for error in exc.errors()))
+    errors = exc.errors()
+    places = [place_of(error["loc"]) for error in errors]
+    # A value a union tried several ways fails each way; where one way took the value's type and found it wrong,
+    # the other ways' "should be a valid ..." only mislead.
+    typed = {place for place, error in zip(places, errors) if not error["type"].endswith("_type")}
+    return list(dict.fromkeys(Problem(place, message(error)) for place, error in zip(places, errors)
+                              if not (error["type"].endswith("_type") and place in typed)))
 
 
 def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
