@@ -42,7 +42,17 @@ def parse_length(value: object, unit: str = "mm") -> float:
 
 
 def parse_angle(value: object) -> float:
-    """Return a finite angle in degrees (counter-clockwise from +x)."""
+    """Return a finite angle in degrees (counter-clockwise from +x). A number written as text is read as one (YAML
+    reads `1e3` as text), as lengths are.
+
+    >>> parse_angle("1e3"), parse_angle(90)
+    (1000.0, 90.0)
+    """
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ValueError(f"expected an angle in degrees, got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected an angle in degrees, got {value!r}")
     if not math.isfinite(float(value)):
