@@ -86,7 +86,7 @@ def test_a_catalogue_piece_stands_centred_where_it_is_placed():
 
 @pytest.mark.parametrize("text, words", [
     ("- {name: a, file: missing.stl, footprint: [1, 1], height: 1}", "mesh file"),
-    ("- {name: a, footprint: [1, 1]}", "piece 1: give `name`, `file`"),
+    ("- {name: a, footprint: [1, 1]}", "piece 1: `file` is missing"),
     ("name: a", "a list of pieces"),
     ("- [", "cannot read"),
 ])
