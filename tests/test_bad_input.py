@@ -215,3 +215,14 @@ def test_a_value_a_union_tries_several_ways_gets_one_message(tmp_path, run_cli):
     path = write_scene(tmp_path, scene_data([], [{**BOX, "scale": 0}]))
     errors = [line for line in run_cli("validate", path).stderr.splitlines() if line.startswith("error")]
     assert len(errors) == 1 and "terrain[0].scale: Input should be greater than 0" in errors[0]
+
+
+def test_a_table_picture_cut_short_is_refused_by_validate(tmp_path, run_cli):
+    """A PNG copied half-way (no IEND chunk) is said when the scene is checked, not when a picture is drawn."""
+    whole = (REPO / "docs" / "images" / "generated-open-blue.png").read_bytes()
+    (tmp_path / "table.png").write_bytes(whole[:300])
+    path = write_scene(tmp_path, scene_data([], table={"width": 600, "depth": 600, "image": "table.png"}))
+    result = run_cli("validate", path)
+    assert result.exit_code == 2 and "table.image" in result.stderr and "cut short" in result.stderr
+    (tmp_path / "table.png").write_bytes(whole)
+    assert run_cli("validate", path).exit_code == 0

@@ -296,6 +296,11 @@ def scene_problems(scene: Scene) -> list[Problem]:
 
 IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
 """The first bytes of a PNG and of a JPEG file."""
+PNG_END = b"IEND"
+"""The last chunk of a PNG file, which a file cut short lacks (JPEGs are not checked: phones append whole videos
+after a JPEG's end marker)."""
+IMAGE_TAIL = 4096
+"""Bytes at a PNG's end searched for its end chunk."""
 
 
 def _table_image_problems(scene: Scene) -> list[Problem]:
@@ -307,8 +312,13 @@ def _table_image_problems(scene: Scene) -> list[Problem]:
     try:
         with path.open("rb") as file:
             head = file.read(8)
+            file.seek(max(0, path.stat().st_size - IMAGE_TAIL))
+            tail = file.read()
     except OSError as exc:
         return [Problem("table.image", f"cannot read '{path}': {exc.strerror}")]
     if not head.startswith(IMAGE_SIGNATURES):
         return [Problem("table.image", f"'{path}' is not a PNG or JPEG image")]
+    if head.startswith(IMAGE_SIGNATURES[0]) and PNG_END not in tail:
+        return [Problem("table.image", f"'{path}' is cut short (it lacks the image's end marker); copy or save it "
+                                       "again")]
     return []
