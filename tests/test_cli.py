@@ -118,6 +118,13 @@ def test_ids_are_printed_as_written_never_read_as_markup_or_emoji(tmp_path, run_
     assert "[b]box" in run_cli("check", scene, "[lt]-sniper", ":smile:").stdout
 
 
+@pytest.mark.parametrize("command", [("check", "zz", "sniper"), ("zoc", "zz"), ("distance", "sniper", "zz")])
+def test_an_unknown_trooper_id_is_named_with_its_scene_file(command, run_cli):
+    scene = REPO / "examples" / "quickstart.yaml"
+    result = run_cli(command[0], scene, *command[1:])
+    assert result.exit_code == 2 and f"{scene}: no trooper with id 'zz'" in result.stderr
+
+
 def test_check_of_a_trooper_with_itself_is_bad_input(run_cli):
     result = run_cli("check", REPO / "examples" / "rulebook_lof.yaml", "fusilier", "fusilier")
     assert result.exit_code == 2 and "itself" in result.stderr

@@ -25,8 +25,13 @@ err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 BAD_INPUT = 2
 
 
+LOADED: list[str] = []
+"""The scene files this command loaded, so that a message about a trooper id can name the file."""
+
+
 def load_world(scene_path: str, quiet: bool = False) -> World:
     world = World.from_scene(load_scene(scene_path))
+    LOADED.append(str(scene_path))
     if not quiet:
         for warning in world.warnings:
             err.print(f"[yellow]warning:[/] {escape(f'{scene_path}: {warning.where}: {warning.message}')}", highlight=False)

@@ -14,8 +14,8 @@ import warnings
 import click
 from rich.markup import escape
 
-from lofkit.cli.common import BAD_INPUT, err
-from lofkit.errors import LofkitError
+from lofkit.cli.common import BAD_INPUT, LOADED, err
+from lofkit.errors import LofkitError, UnknownTrooperError
 
 OPTIONAL_EXTRAS = {"pyvista": "render", "vtk": "render", "matplotlib": "render", "trame": "render",
                    "cv2": "photo", "distributed": "cluster", "dask": "cluster", "fastapi": "serve", "nicegui": "serve"}
@@ -26,6 +26,7 @@ class LofkitGroup(click.Group):
     """Turns a user's mistake into a message and exit status 2, and a bug into status 1."""
 
     def invoke(self, ctx: click.Context):
+        LOADED.clear()
         try:
             with warnings.catch_warnings():
                 if not os.environ.get("LOFKIT_DEBUG"):  # numpy's notes on odd numbers in a file, with source lines
@@ -34,7 +35,8 @@ class LofkitGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except LofkitError as exc:
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+            text = f"{LOADED[-1]}: {exc}" if isinstance(exc, UnknownTrooperError) and len(set(LOADED)) == 1 else str(exc)
+            err.print(f"[bold red]error:[/] {escape(text)}", highlight=False)
             ctx.exit(BAD_INPUT)
         except Exception as exc:
             missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
