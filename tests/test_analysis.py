@@ -553,6 +553,18 @@ def test_cli_analyze_never_writes_over_other_files(tmp_path, run_cli):
     assert (folder / "notes.txt").exists() is False and (folder / "scorecard.json").exists()
 
 
+def test_cli_analyze_with_force_replaces_the_earlier_analysis_as_a_whole(tmp_path, run_cli):
+    """An earlier analysis's heatmap of a layout no longer analysed does not stay beside the new scorecard; the
+    user's other files do."""
+    scene = write_scene(tmp_path, table())
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    (folder / "old-heatmap-red.png").write_bytes(b"an earlier picture")
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    assert run_cli("analyze", scene, "-o", folder, "--no-pictures", "--force", *CLI_OPTIONS).exit_code == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "scorecard.json"]
+
+
 def test_heatmap_reports_the_cell_size_it_used():
     """The table is divided evenly: 300 mm with 70 mm asked gives 4 cells of 75 mm (by hand: floor(300 / 70) = 4)."""
     result = heatmap(world_of(table()), "red", SightOptions(cell_size=70, viewer_spacing=50, quick=True))

@@ -227,10 +227,18 @@ def _fresh_folder(folder: Path, force: bool, scenes) -> None:
     check_outputs([folder / "scorecard.json"], True, scenes)  # under no file, and not a scene analysed
     present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     if present and not force:
-        earlier = [name for name in present if name == "scorecard.json" or "-heatmap-" in name]
+        earlier = [path.name for path in _earlier_analysis(folder)]
         what = "an earlier analysis" if earlier else "other files"
         raise LofkitError(f"{folder} holds {what} ({', '.join((earlier or present)[:3])}); choose a new or empty "
                           f"folder, or pass --force to write into it")
+
+
+def _earlier_analysis(folder: Path) -> list[Path]:
+    """The files an earlier analysis wrote in `folder`: its scorecard and heatmap pictures."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_file() and (p.name == "scorecard.json" or
+                                                                  ("-heatmap-" in p.name and p.suffix == ".png")))
 
 
 @click.command()
@@ -239,7 +247,8 @@ def _fresh_folder(folder: Path, force: bool, scenes) -> None:
               help="Folder for scorecard.json and one heatmap picture per layout and zone (new or empty).")
 @click.option("--pictures/--no-pictures", default=True, show_default=True, help="Draw the heatmaps.")
 @click.option("--force", is_flag=True,
-              help="Write into a folder that holds other files or an earlier analysis (its files are replaced).")
+              help="Write into a folder that holds other files or an earlier analysis (whose scorecard and heatmaps "
+                   "are replaced as a whole).")
 @sight_options
 @json_option
 def analyze(scenes, output, pictures, force, executor, as_json, **named) -> None:
@@ -248,6 +257,8 @@ def analyze(scenes, output, pictures, force, executor, as_json, **named) -> None
     _fresh_folder(folder, force, scenes)
     found = _scorecards(scenes, _options(**named), executor, as_json)
     document = {"layouts": [card.to_dict() for _, _, card in found]}
+    for stale in _earlier_analysis(folder):  # replaced as a whole: no heatmap of a layout no longer analysed stays
+        stale.unlink()
     write_json(folder / "scorecard.json", document)
     if pictures:
         from lofkit.viz.plots import heatmap_picture
