@@ -226,3 +226,12 @@ def test_a_table_picture_cut_short_is_refused_by_validate(tmp_path, run_cli):
     assert result.exit_code == 2 and "table.image" in result.stderr and "cut short" in result.stderr
     (tmp_path / "table.png").write_bytes(whole)
     assert run_cli("validate", path).exit_code == 0
+
+
+def test_a_bad_item_of_a_list_is_not_also_a_list_too_short(tmp_path, run_cli):
+    """A zone's corner with three numbers: the corner is the problem, not the polygon being "too short after
+    validation" (pydantic's consequence of dropping the corner)."""
+    zone = {"side": "red", "polygon": [[0, 0, 0], [600, 0], [600, 150]]}
+    path = write_scene(tmp_path, scene_data([], deployment_zones=[zone]))
+    errors = [line for line in run_cli("validate", path).stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "deployment_zones[0].polygon[0]" in errors[0]

@@ -102,11 +102,17 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
 
     errors = exc.errors()
     places = [place_of(error["loc"]) for error in errors]
-    # A value a union tried several ways fails each way; where one way took the value's type and found it wrong,
-    # the other ways' "should be a valid ..." only mislead.
     typed = {place for place, error in zip(places, errors) if not error["type"].endswith("_type")}
+
+    def misleading(place: str, error: dict) -> bool:
+        """Another way of a union when one way took the value's type; or a list "too short after validation"
+        because its items failed (their own messages say why)."""
+        if error["type"].endswith("_type"):
+            return place in typed
+        return error["type"] == "too_short" and any(other.startswith(place + "[") for other in places)
+
     return list(dict.fromkeys(Problem(place, message(error)) for place, error in zip(places, errors)
-                              if not (error["type"].endswith("_type") and place in typed)))
+                              if not misleading(place, error)))
 
 
 def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
