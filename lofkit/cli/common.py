@@ -94,6 +94,19 @@ def naming(flags: Mapping[str, str],
         raise LofkitError(folder_message(exc)) from None
 
 
+def folder_message(contents: str, run: str) -> Callable[[OutputFolderError], str]:
+    """How a command words a refused output folder (`naming`'s `folder_message`): the folder is for `contents`,
+    written by a `run`."""
+    def message(exc: OutputFolderError) -> str:
+        if exc.is_file:
+            return f"{exc.folder} is a file; give a folder for {contents}"
+        if exc.others:
+            return f"{exc.folder} already holds other files ({', '.join(exc.others[:5])}); give an empty or new folder"
+        names = ", ".join(exc.earlier[:3]) + (", ..." if len(exc.earlier) > 3 else "")
+        return f"{exc.folder} already holds {names} from an earlier {run}; pass --force to replace them or give a new folder"
+    return message
+
+
 def check_outputs(paths, force: bool, inputs=()) -> None:
     """Before any work: refuse to replace an output file that is already there without --force, ever to replace
     an input, or to write under a file (`exchange.output`'s policy: nothing a user made is replaced unasked)."""

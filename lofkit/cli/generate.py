@@ -15,6 +15,7 @@ from lofkit.cli.analysis import _options, _progress, sight_options
 from lofkit.cli.common import (
     emit_json,
     err,
+    folder_message,
     json_option,
     length_option,
     naming,
@@ -28,7 +29,7 @@ from lofkit.design.exposure import SightOptions
 from lofkit.design.placing import SYMMETRIES, Rules
 from lofkit.design.targets import MEASURES, out_of_reach, parse_targets
 from lofkit.errors import LofkitError
-from lofkit.exchange.output import OutputFolderError, check_output_folder, write_scene_file
+from lofkit.exchange.output import check_output_folder, write_scene_file
 from lofkit.scene.catalog import bundled_catalogs
 from lofkit.units import INCH
 
@@ -59,15 +60,6 @@ def _outputs(keep: int, sides: tuple[str, ...]) -> list[str]:
     for k in range(1, keep + 1):
         names += [f"best-{k}.yaml", f"best-{k}-scorecard.json"] + [f"best-{k}-heatmap-{s}.png" for s in sides]
     return names
-
-
-def _folder_message(exc: OutputFolderError) -> str:
-    if exc.is_file:
-        return f"-o {exc.folder}: a file; give a new or empty folder"
-    if exc.others:
-        return f"-o {exc.folder}: the folder holds other files ({', '.join(exc.others[:5])}); give a new or empty folder"
-    return (f"-o {exc.folder}: the folder holds an earlier run's layouts ({', '.join(exc.earlier[:3])}, ...); pass "
-            f"--force to replace them, or give a new folder")
 
 
 class _SearchBar:
@@ -212,7 +204,7 @@ def generate(catalog, pieces_text, target_text, weights, symmetry, seed, steps, 
     brief, notes = gen.make_brief(catalog, rules, targets, search_options, final, margin)
     limit = _seconds(time_limit)
     folder = Path(output)
-    with naming({}, _folder_message):
+    with naming({}, folder_message("the layouts", "run")):
         check_output_folder(folder, _outputs(keep, gen.SIDES), force)
     unreachable = out_of_reach(targets)
     for note in unreachable:

@@ -6,23 +6,21 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import json_option, length_option, naming, out, parse_table_size, report_import, table_option
+from lofkit.cli.common import (
+    folder_message,
+    json_option,
+    length_option,
+    naming,
+    out,
+    parse_table_size,
+    report_import,
+    table_option,
+)
 from lofkit.errors import LofkitError
-from lofkit.exchange.output import OutputFolderError
 
 FLAGS = {"corners_px": "--corners", "marker_size": "--marker-size", "marker_inset": "--marker-inset",
          "table_mm": "--table", "mm_per_pixel": "--mm-per-pixel", "overwrite": "--force"}
 """The flag of each setting that `import_photo`'s messages name."""
-
-
-def _folder_message(exc: OutputFolderError) -> str:
-    """A refused output folder, worded as `lofkit photo` has always worded it."""
-    if exc.is_file:
-        return f"{exc.folder} is a file; give a folder for the table map"
-    if exc.others:
-        return f"{exc.folder} already holds other files ({', '.join(exc.others[:5])}); give an empty or new folder"
-    return (f"{exc.folder} already holds {', '.join(exc.earlier)} from an earlier import; pass --force to replace "
-            "them or give a new folder")
 
 
 @click.command()
@@ -53,7 +51,7 @@ def photo(photo: str, table_text: str, corners_text: str | None, markers: bool, 
         raise LofkitError(f"`lofkit photo` needs OpenCV ({exc}); install it with pip install 'lofkit[photo]'") from None
     if markers == (corners_text is not None):
         raise LofkitError("give the table's corners in pixels with --corners, or use --markers; one of the two")
-    with naming(FLAGS, _folder_message):
+    with naming(FLAGS, folder_message("the table map", "import")):
         result = import_photo(
             photo, output, parse_table_size(table_text),
             corners_px=parse_corners(corners_text) if corners_text is not None else None,

@@ -7,8 +7,18 @@ import os
 
 import click
 
-from lofkit.cli.common import check_outputs, err, force_option, load_world, out, scene_argument
+from lofkit.cli.common import (
+    check_outputs,
+    err,
+    folder_message,
+    force_option,
+    load_world,
+    naming,
+    out,
+    scene_argument,
+)
 from lofkit.errors import LofkitError
+from lofkit.exchange.output import check_output_folder
 from lofkit.rules import lof
 
 
@@ -85,13 +95,14 @@ def view(scene: str, view: str, shooter, target, show: str, size: str) -> None:
 def report(scene: str, shooter: str, target: str, output: str, size: str, force: bool) -> None:
     """Write a ruling page for SHOOTER -> TARGET: index.html, pictures, a 3D view and verdict.json."""
     from lofkit.viz.render import parse_size
-    from lofkit.viz.report import check_report_folder, write_report
+    from lofkit.viz.report import FILES, write_report
 
-    check_report_folder(output, force)
-    size_px = parse_size(size)
-    world = load_world(scene)
-    verdict = lof.check(world, shooter, target)
-    index = write_report(world, verdict, lof.sample_segments(world, shooter, target), output, size_px, force)
+    with naming({}, folder_message("the report", "report")):
+        check_output_folder(output, FILES, force)  # before any work
+        size_px = parse_size(size)
+        world = load_world(scene)
+        verdict = lof.check(world, shooter, target)
+        index = write_report(world, verdict, lof.sample_segments(world, shooter, target), output, size_px, force)
     out.print(f"{shooter} → {target}: {verdict.reason}", highlight=False)
     out.print(f"ruling page: {index}", highlight=False)
 

@@ -56,6 +56,11 @@ def _check_parents(path: Path) -> None:
             return
 
 
+def _is_input(path: Path, inputs: Collection[Path | str]) -> bool:
+    """Whether `path` is one of the files a run reads."""
+    return path.exists() and any(path.resolve() == Path(i).resolve() for i in inputs)
+
+
 def check_output_file(path: Path | str, overwrite: bool, inputs: Collection[Path | str] = ()) -> None:
     """Refuse to replace an existing file unless `overwrite`, to write where a parent is a file, and ever to
     replace one of the run's `inputs`."""
@@ -63,7 +68,7 @@ def check_output_file(path: Path | str, overwrite: bool, inputs: Collection[Path
     _check_parents(path)
     if path.is_dir():
         raise LofkitError(f"{path} is a folder; give a file name")
-    if path.exists() and any(path.resolve() == Path(i).resolve() for i in inputs):
+    if _is_input(path, inputs):
         raise LofkitError(f"{path} is an input of this run; write the output elsewhere")
     if path.exists() and not overwrite:
         raise OutputExistsError(path)
@@ -84,7 +89,7 @@ def check_output_folder(folder: Path | str, outputs: Collection[str], overwrite:
     if folder.exists() and not folder.is_dir():
         raise OutputFolderError(folder, is_file=True)
     for name in outputs:
-        if (folder / name).exists() and any((folder / name).resolve() == Path(i).resolve() for i in inputs):
+        if _is_input(folder / name, inputs):
             raise LofkitError(f"{folder / name} is the input you gave, and this run writes its {name} there; "
                               f"give another folder")
     present = [p.name for p in folder.iterdir()] if folder.is_dir() else []

@@ -25,6 +25,7 @@ from pydantic import (
 
 from lofkit.errors import Problem, SceneError
 from lofkit.scene.loading import read_document, validation_problems
+from lofkit.scene.model import duplicate_ids
 from lofkit.scene.silhouettes import SILHOUETTES
 
 TroopType = Literal["LI", "MI", "HI", "SK", "WB", "REM", "TAG", "SU"]
@@ -183,7 +184,6 @@ class ArmyList(_Model):
     units: dict[str, Unit]
     troopers: tuple[ArmyTrooper, ...] = ()
 
-
     def unit_of(self, trooper: ArmyTrooper) -> Unit | None:
         return self.units.get(trooper.unit)
 
@@ -214,13 +214,7 @@ def army_from_data(data: object, source: Path | str | None = None) -> ArmyList:
         army = ArmyList.model_validate(data)
     except ValidationError as exc:
         raise ArmyError(source, validation_problems(exc, "lofkit army schema")) from None
-    first: dict[str, int] = {}
-    twice = []
-    for k, trooper in enumerate(army.troopers):
-        if trooper.id in first:
-            twice.append(Problem(f"troopers[{k}].id", f"duplicate id '{trooper.id}' (first used at "
-                                                      f"troopers[{first[trooper.id]}].id)"))
-        first.setdefault(trooper.id, k)
+    twice = duplicate_ids({"troopers": army.troopers})
     if twice:
         raise ArmyError(source, twice)
     return army

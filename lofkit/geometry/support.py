@@ -90,9 +90,8 @@ def highest_edge_point(edges: np.ndarray, centre, radius: float) -> float:
     meets = (b * b - a * c >= 0) & (low <= high)
     if not meets.any():
         return 0.0
-    ends = np.concatenate([low[meets], high[meets]])
-    return float(max((np.concatenate([start[meets, 2], start[meets, 2]]) + ends *
-                      np.concatenate([along[meets, 2], along[meets, 2]])).max(), 0.0))
+    z, rise = start[meets, 2], along[meets, 2]
+    return float(max(np.maximum(z + low[meets] * rise, z + high[meets] * rise).max(), 0.0))
 
 
 def _highest_edges(world, centres: np.ndarray, radii: np.ndarray, top: float) -> np.ndarray:

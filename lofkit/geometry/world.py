@@ -119,9 +119,7 @@ class World:
         self.warnings.extend(_table_edge_warnings(scene, self.pieces))
         self.warnings.extend(_facing_warnings(scene))
         self.warnings.extend(_overlap_warnings(self.troopers))
-        self.warnings.extend(Problem(f"troopers[{i}].z", f"'{self.troopers.ids[i]}' stands {-z:g} mm below the table "
-                                     "top; give z 0 or more, or z: auto")
-                             for i, z in enumerate(self.troopers.z.tolist()) if z < -EPS)
+        self.warnings.extend(_below_table_warnings(self.troopers))
         for trooper, piece_ids in scenery_overlaps(self).items():
             self.warnings.append(
                 Problem(
@@ -220,3 +218,8 @@ def _overlap_warnings(v) -> list[Problem]:
     return [Problem(f"troopers[{j}]", f"'{v.ids[j]}' overlaps '{v.ids[i]}' (their bases cross by {depth[i, j]:.2f} mm); "
                                       "move one of them") for i, j in zip(first.tolist(), second.tolist())]
 
+
+def _below_table_warnings(v) -> list[Problem]:
+    """Troopers whose base is below the table top (z = 0), where nothing stands."""
+    return [Problem(f"troopers[{i}].z", f"'{v.ids[i]}' stands {-z:g} mm below the table top; give z 0 or more, or "
+                                        "z: auto") for i, z in enumerate(v.z.tolist()) if z < -EPS]

@@ -9,10 +9,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from lofkit.errors import LofkitError
-from lofkit.scene.loading import UniqueKeys
+from lofkit.errors import LofkitError, SceneError
+from lofkit.scene.loading import read_document
 
 KEYS = ("name", "file", "footprint", "height", "notes", "levels", "triangles", "watertight", "bodies")
 """The keys of a catalogue entry: the first four are needed, the others describe the piece for people."""
@@ -39,11 +37,10 @@ def load_catalog(path: Path | str) -> dict[str, CatalogPiece]:
     error naming the file, the entry and the key."""
     path = Path(path)
     try:
-        entries = yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeys)  # noqa: S506 - a SafeLoader
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        text = exc.problem if isinstance(exc, yaml.MarkedYAMLError) and exc.problem else exc
-        where = f" (line {exc.problem_mark.line + 1})" if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark else ""
-        raise LofkitError(f"{path}: cannot read the terrain catalogue{where}: {text}") from None
+        entries = read_document(path)  # as a scene file is read: keys written twice, lines of errors
+    except SceneError as exc:
+        problems = "; ".join(f"{p.where}: {p.message}" for p in exc.problems)
+        raise LofkitError(f"{path}: cannot read the terrain catalogue: {problems}") from None
     if not isinstance(entries, list):
         raise LofkitError(f"{path}: a terrain catalogue is a list of pieces (`- name: ...`)")
     pieces: dict[str, CatalogPiece] = {}

@@ -16,7 +16,7 @@ from lofkit.units import SCENE_UNITS
 SCENE_SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
 
 
-class UniqueKeys(yaml.SafeLoader):
+class _UniqueKeys(yaml.SafeLoader):
     """YAML as `yaml.safe_load` reads it, but a key written twice in one mapping is an error (YAML keeps the last
     one without a word: a second `troopers:` block would silently replace the first)."""
 
@@ -60,7 +60,7 @@ def read_document(path: Path) -> object:
         raise SceneError(path, [Problem("(file)", f"cannot read the file: {exc}")]) from None
     try:
         if kind == "yaml":
-            return yaml.load(text, Loader=UniqueKeys)  # noqa: S506 - a SafeLoader
+            return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a SafeLoader
         if kind == "json":
             return json.loads(text, object_pairs_hook=_unique_pairs)
         return tomllib.loads(text)

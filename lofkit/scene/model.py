@@ -258,16 +258,21 @@ class Scene(_Model):
         return next((i for i, t in enumerate(self.troopers) if t.id == trooper_id), None)
 
 
-def scene_problems(scene: Scene) -> list[Problem]:
-    """Errors that span several fields (README "Scene files" (errors))."""
-    problems = []
-    seen: dict[str, str] = {}
-    for group in ("terrain", "troopers"):
-        for i, item in enumerate(getattr(scene, group)):
+def duplicate_ids(groups: dict[str, tuple]) -> list[Problem]:
+    """An id used a second time, across the groups of items (name -> items with an `id`), at its place."""
+    problems, seen = [], {}
+    for group, items in groups.items():
+        for i, item in enumerate(items):
             where = f"{group}[{i}].id"
             if item.id in seen:
                 problems.append(Problem(where, f"duplicate id '{item.id}' (first used at {seen[item.id]})"))
             seen.setdefault(item.id, where)
+    return problems
+
+
+def scene_problems(scene: Scene) -> list[Problem]:
+    """Errors that span several fields (README "Scene files" (errors))."""
+    problems = duplicate_ids({"terrain": scene.terrain, "troopers": scene.troopers})
     if scene.table.image is not None:
         problems.extend(_table_image_problems(scene))
     trooper_ids = {t.id for t in scene.troopers}

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lofkit.errors import LofkitError
-from lofkit.exchange.output import OutputFolderError, check_output_folder, make_folder
+from lofkit.exchange.output import check_output_folder, make_folder
 from lofkit.units import to_inches
 from lofkit.viz.render import Overlay, build_plotter, render
 
@@ -26,21 +25,6 @@ _FAVICONS = re.compile(r"\[16,32,96,160,196\]\.forEach")
 _WASM_MODULES = ("trame_vtklocal", "trame.widgets.vtklocal")
 """Modules that trame-pyvista sets up when it can import them, and whose setup starts downloading VTK.wasm from
 the web; the vtk.js export does not use them."""
-
-
-def check_report_folder(folder: Path | str, overwrite: bool = False) -> None:
-    """A report goes into a new or empty folder, or (with `overwrite`) one holding only an earlier report."""
-    folder = Path(folder)
-    try:
-        check_output_folder(folder, FILES, overwrite)
-    except OutputFolderError as exc:
-        if exc.is_file:
-            raise LofkitError(f"{folder} is a file; give a folder for the report") from None
-        if exc.others:
-            raise LofkitError(f"{folder} already holds other files ({', '.join(exc.others[:5])}); give an empty or "
-                              "new folder") from None
-        raise LofkitError(f"{folder} already holds an earlier report ({', '.join(exc.earlier[:3])}, ...); pass "
-                          "--force to replace it, or give a new folder") from None
 
 
 def _interactive(world, path: Path, overlay: Overlay, shooter: str, target: str) -> None:
@@ -138,7 +122,7 @@ def write_report(world, verdict, segments, folder, size: tuple[int, int] = (1000
                  overwrite: bool = False) -> Path:
     """Write the ruling page for `verdict` (with sampled `segments`) into `folder`; returns index.html's path."""
     folder = Path(folder)
-    check_report_folder(folder, overwrite)
+    check_output_folder(folder, FILES, overwrite)
     make_folder(folder)
     overlay = Overlay(verdict=verdict, segments=segments)
     for view, _ in PICTURES:
