@@ -39,6 +39,8 @@ CASES = {
     "missing mesh": (scene_data([], [_mesh_piece("nowhere.stl")]), "terrain[0].mesh", "not found"),
     "not a mesh": (scene_data([], [_mesh_piece("garbage.stl")]), "terrain[0].mesh", "no faces"),
     "empty mesh": (scene_data([], [_mesh_piece("empty.obj")]), "terrain[0].mesh", "no faces"),
+    "mesh with a NaN corner": (scene_data([], [_mesh_piece("nan.obj")]), "terrain[0].mesh",
+                               "1 of 2 faces with a corner that is not a number"),
     "unsupported mesh format": (scene_data([], [_mesh_piece("model.dae")]), "terrain[0].mesh", "not a supported"),
     "two shapes": (
         scene_data([], [{"id": "w", "box": {"size": [1, 1, 1]}, "cylinder": {"diameter": 1, "height": 1}}]),
@@ -68,6 +70,7 @@ CASES = {
 def scene_folder(tmp_path):
     (tmp_path / "garbage.stl").write_text("this is not a mesh, it is a shopping list\n")
     (tmp_path / "empty.obj").write_text("# an OBJ file with nothing in it\n")
+    (tmp_path / "nan.obj").write_text("v 0 0 0\nv 40 0 0\nv 0 40 0\nv nan 0 40\nf 1 2 3\nf 1 2 4\n")
     (tmp_path / "model.dae").write_text("<COLLADA/>")
     return tmp_path
 

@@ -125,11 +125,16 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
     if not path.is_file():
         raise MeshFileError(f"mesh file '{path}' not found (paths are relative to the scene file's folder)")
     try:
-        mesh = trimesh.load(str(path), force="mesh", process=True)
+        mesh = trimesh.load(str(path), force="mesh", process=False)
     except Exception as exc:  # trimesh raises many types for unreadable files
         raise MeshFileError(f"cannot read '{path}' as a mesh: {exc}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
+    broken = int((~np.isfinite(mesh.vertices[mesh.faces]).all(axis=(1, 2))).sum())
+    if broken:  # processing would drop these faces without a word, leaving holes in the terrain
+        raise MeshFileError(f"'{path}' has {broken} of {len(mesh.faces)} faces with a corner that is not a number "
+                            "(NaN or infinity); repair or export the mesh again")
+    mesh.process()  # merges duplicate vertices, as loading with processing does
     mesh = trimesh.Trimesh(vertices=mesh.vertices.copy(), faces=mesh.faces.copy(), process=False)
     up = up_axis or ("y" if suffix in _GLTF else "z")
     if up == "y":  # (x, y, z) with y up -> (x, -z, y) with z up
