@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.design.layout import Placements, base_distances, terrain_only
+from lofkit.design.layout import Placements, terrain_only, within_range
 from lofkit.errors import LofkitError
 from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
@@ -107,9 +107,7 @@ def run_sight_job(job: SightJob) -> SightTable:
     if not job.options.quick:
         world.convex_parts  # noqa: B018 - built once here, so that the copies below share it
     v, t = job.viewers, job.targets
-    wanted = v.fits[:, None] & t.fits[None, :]
-    if job.options.max_range is not None:
-        wanted &= base_distances(v, t) <= job.options.max_range
+    wanted = within_range(v, t, v.fits[:, None] & t.fits[None, :], job.options.max_range)
     rows, cols = np.nonzero(wanted)
     result = np.zeros(wanted.shape, dtype=bool)
     if len(rows) == 0:

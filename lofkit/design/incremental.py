@@ -37,7 +37,7 @@ import trimesh
 from scipy.spatial import cKDTree
 
 from lofkit.design.exposure import SightOptions
-from lofkit.design.layout import Placements, base_distances, cell_centres, place, zone_points
+from lofkit.design.layout import Placements, base_distances, cell_centres, place, within_range, zone_points
 from lofkit.design.placing import (
     TURN_STEP,
     Change,
@@ -246,14 +246,12 @@ class Evaluator:
         to_a, to_b = self.images["lanes"]
         return (rows < to_a[cols]) | ((rows == to_a[cols]) & (cols <= to_b[rows]))
 
-    def _standing(self, block: int, z, fits) -> np.ndarray:
-        """The block's pairs whose bases both fit and, with `max_range`, stand within it base to base (the others
-        see nothing: `exposure.run_sight_job`)."""
+    def _standing(self, block: int, z, fits, among: np.ndarray | None = None) -> np.ndarray:
+        """The block's pairs (of `among`, when given) whose bases both fit and, with `max_range`, stand within it
+        base to base (the others see nothing: `exposure.run_sight_job`)."""
         a, b = self.blocks[block]
-        pairs = fits[a][:, None] & fits[b][None, :]
-        if self.options.max_range is not None:
-            pairs &= base_distances(*(self._placements(k, z[k], fits[k]) for k in (a, b))) <= self.options.max_range
-        return pairs
+        pairs = fits[a][:, None] & fits[b][None, :] & (True if among is None else among)
+        return within_range(*(self._placements(k, z[k], fits[k]) for k in (a, b)), pairs, self.options.max_range)
 
     def _canonical(self, block: int, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of `mask` (a block's shape) that are computed: with symmetry, none of the second zone's
@@ -332,7 +330,7 @@ class Evaluator:
             matrix = before.copy()
             matrix[mask] = False
             proof[mask] = -1
-            rows, cols = self._canonical(block, mask & self._standing(block, z, fits))
+            rows, cols = self._canonical(block, self._standing(block, z, fits, mask))
             wanted.append((rows, cols))
             likely.append(before[rows, cols])
             matrices.append(matrix)

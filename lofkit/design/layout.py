@@ -94,7 +94,23 @@ def place(world: World, centres: np.ndarray, silhouette: int) -> Placements:
     return Placements(centres, z, base_fit(world, centres, z, r, height).fits, diameter, height)
 
 
-def base_distances(a: Placements, b: Placements) -> np.ndarray:
-    """(a, b) distances between bases (`measure.base_gap`: docs/rules.md, Distances, with elevation)."""
-    d_xy = np.linalg.norm(a.centres[:, None] - b.centres[None], axis=-1)
-    return base_gap(d_xy, a.diameter / 2, b.diameter / 2, a.z[:, None] - b.z[None, :])
+def base_distances(a: Placements, b: Placements, rows: np.ndarray | None = None,
+                   cols: np.ndarray | None = None) -> np.ndarray:
+    """(a, b) distances between bases (`measure.base_gap`: docs/rules.md, Distances, with elevation); with `rows`
+    and `cols` (n,), only those between a[rows[k]] and b[cols[k]] (n,)."""
+    if rows is None or cols is None:
+        rows, cols = np.arange(len(a.z))[:, None], np.arange(len(b.z))[None, :]
+    d_xy = np.linalg.norm(a.centres[rows] - b.centres[cols], axis=-1)
+    return base_gap(d_xy, a.diameter / 2, b.diameter / 2, a.z[rows] - b.z[cols])
+
+
+def within_range(a: Placements, b: Placements, pairs: np.ndarray, max_range: float | None) -> np.ndarray:
+    """The pairs of `pairs` (an (a, b) mask) whose bases stand at most `max_range` apart (all, when None), measured
+    for those pairs only."""
+    if max_range is None:
+        return pairs
+    rows, cols = np.nonzero(pairs)
+    far = ~(base_distances(a, b, rows, cols) <= max_range)
+    kept = pairs.copy()
+    kept[rows[far], cols[far]] = False
+    return kept
