@@ -35,6 +35,15 @@ def test_partial_cover_needs_contact_and_an_obscured_template(wall_y, cover):
     assert verdict.cover_from == ("low-wall" if cover else None)
 
 
+@pytest.mark.parametrize(("blocks", "cover"), [(True, True), (False, False)])
+def test_scenery_that_blocks_no_lof_obscures_nothing_and_gives_no_cover(blocks, cover):
+    """The wall touching the target's base between it and the attacker, marked `blocks_lof: false` (a see-through
+    fence): it obstructs no segment, so it obscures no part of the template."""
+    wall = {**low_wall(600 - 12.5 - 5), "blocks_lof": blocks}
+    verdict = check(build_world([trooper("a", 600, 300), enemy("b", 600, 600)], [wall]), "a", "b")
+    assert verdict.lof and verdict.cover is cover
+
+
 @pytest.mark.parametrize("angle", [225.0, 227.5, 262.5])
 @pytest.mark.parametrize(("gap", "touching"), [(0.3, True), (0.5, True), (0.55, False)])
 def test_a_corner_pointing_at_the_rim_is_in_contact_wherever_it_points(angle, gap, touching):

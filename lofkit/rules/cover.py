@@ -31,8 +31,9 @@ ZONE_MODS = {"low_visibility": LOW_VISIBILITY_MOD, "poor_visibility": POOR_VISIB
 
 
 def scenery_in_contact(world, trooper: int) -> list[int]:
-    """Solid pieces whose surface comes within the base contact tolerance of the trooper's base rim (or that hold
-    the rim inside them)."""
+    """Solid pieces that block LoF whose surface comes within the base contact tolerance of the trooper's base rim
+    (or that hold the rim inside them). A piece marked `blocks_lof: false` obstructs no segment (docs/rules.md,
+    LoF 3), so it obscures no part of a template and gives no cover."""
     v = world.troopers
     tolerance = world.scene.base_contact_tolerance
     reach = v.radius[trooper] + tolerance + 1.0
@@ -40,7 +41,8 @@ def scenery_in_contact(world, trooper: int) -> list[int]:
     lift = v.z[trooper] + CONTACT_HEIGHT + tolerance
     box = (x - reach, y - reach, v.z[trooper], x + reach, y + reach, lift + tolerance)
     touching = []
-    for piece in sorted(set(world.piece_index.intersection(box)) & set(world.solid_pieces.tolist())):
+    scenery = set(world.solid_pieces.tolist()) & set(world.blocking_pieces.tolist())
+    for piece in sorted(set(world.piece_index.intersection(box)) & scenery):
         mesh = world.pieces[piece].mesh
         if rim_within(mesh, (x, y, lift), float(v.radius[trooper]), tolerance):
             touching.append(piece)
