@@ -49,14 +49,15 @@ class Eyes(NamedTuple):
 
 
 class Templates(NamedTuple):
-    """The templates n eyes look at, placed by `centres` (n, 2), `z` (n,) and `axis` (n, 2), and their lattice's
-    `half_width` and `pitch` (2,) (`lattice.Lattice`)."""
+    """The templates n eyes look at, placed by `centres` (n, 2), `z` (n,) and `axis` (n, 2), and their lattice:
+    `half_width`, `pitch` (2,) and `cells` (2,) (`lattice.Lattice`)."""
 
     centres: np.ndarray
     z: np.ndarray
     axis: np.ndarray
     half_width: float
     pitch: np.ndarray
+    cells: np.ndarray
 
 
 class Sample(NamedTuple):
@@ -279,32 +280,19 @@ def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) ->
 
 
 @numba.njit(cache=True, nogil=True)
-def _corner_crossings(eye, corners, candidates, roomy, normals, offsets, faces, crossed) -> None:
-    """crossed[k]: which segments from the eye (1, 3) to the patches' `corners` (a, u, 3) candidate k crosses, as
-    bits (corner (i, j) at bit i * u + j); 0 for a candidate without room for the eye (`roomy[k]` False)."""
-    lines = corners.shape[1]
-    for k in range(candidates.shape[0]):
-        crossed[k] = 0
-        p = candidates[k]
-        if p >= 0 and roomy[k]:
-            for i in range(corners.shape[0]):
-                for j in range(lines):
-                    if _crosses(eye[0], corners[i, j], normals[p], offsets[p], faces[p]):
-                        crossed[k] |= 1 << (i * lines + j)
-
-
-@numba.njit(cache=True, nogil=True)
-def _quad_blind(crossed, corners, i0, i1, j0, j1, candidates, normals, offsets, faces, trim, quad) -> bool:
-    """Whether one candidate part is crossed by every segment from the eye to the lattice quad with corners
-    corners[i0 | i1, j0 | j1] (`_corner_crossings` filled `crossed`), with `trim` as the margin."""
-    lines = corners.shape[1]
-    want = (1 << (i0 * lines + j0)) | (1 << (i1 * lines + j0)) | (1 << (i0 * lines + j1)) | (1 << (i1 * lines + j1))
-    for d in range(3):
-        quad[0, d], quad[1, d] = corners[i0, j0, d], corners[i1, j0, d]
-        quad[2, d], quad[3, d] = corners[i1, j1, d], corners[i0, j1, d]
+def _quad_blind(eye, roomy, centre, z, axis, half_width, pitch, cols, lines, candidates, normals, offsets, faces,
+                trim, quad) -> bool:
+    """Whether one candidate part is crossed by every segment from the eye to the lattice quad spanning columns
+    cols[0]..cols[1] and lines lines[0]..lines[1], with `trim` as the margin (`roomy[k]`: candidate k keeps the
+    eye farther than that outside one of its planes)."""
+    for k in range(4):
+        _lattice_point(centre, z, axis, half_width, pitch, cols[1 if k == 1 or k == 2 else 0], lines[k // 2], trim,
+                       quad[k])
     for k in range(candidates.shape[0]):
         p = candidates[k]
-        if crossed[k] & want == want and _room(quad, normals[p], offsets[p], faces[p], trim):
+        if p < 0 or not roomy[k] or not _room(quad, normals[p], offsets[p], faces[p], trim):
+            continue
+        if _covers(eye, quad, normals[p], offsets[p], faces[p]):
             return True
     return False
 
@@ -344,15 +332,14 @@ def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) 
 
 
 @numba.njit(cache=True, nogil=True)
-def _screen_eyes(eyes, centres, z, axis, half_width, pitch, across, up, cols, lines, candidates, normals, offsets,
-                 faces, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
+def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
+                offsets, faces, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
     """The first stage of the sight search for n eyes, each looking at its target's template (placed by
-    `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width` and `pitch` (2,) its lattice):
+    `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
     - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every
-      segment from the eye to the whole template, the quad between the first and last `across` and `up` edges
-      (the lemma of `obstruction.covering_parts`, with margin `trim`);
+      segment from the eye to the whole template (the lemma of `obstruction.covering_parts`, with margin `trim`);
     - proved[r, q]: the same for patch q, the lattice quads between `across` and `up` edges, numbered row by row
-      of `across` (as `screen._patches` numbers them; (a + 1) x (u + 1) corners at most 63);
+      of `across` (as `screen._patches` numbers them);
     - blocked[r, i, j]: the segment from the eye to lattice point (cols[i], lines[j]), trimmed by `trim` at both
       ends as `obstruction.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
       candidate part, entering or leaving it (so that a ray caster would see the part's surface).
@@ -360,8 +347,8 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, across, up, cols, li
     `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
     quad = np.empty((4, 3))
     point = np.empty(3)
-    corners = np.empty((across.shape[0], up.shape[0], 3))  # the patches' corners
-    crossed = np.empty(candidates.shape[1], dtype=np.int64)
+    span = np.empty(2, dtype=np.int64)
+    height = np.empty(2, dtype=np.int64)
     roomy = np.empty(candidates.shape[1], dtype=np.bool_)
     eye_side = np.empty((candidates.shape[1], normals.shape[1]))
     patches_up = up.shape[0] - 1
@@ -376,20 +363,18 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, across, up, cols, li
     for r in range(eyes.shape[0]):
         eye = eyes[r]
         _eye_sides(eye, candidates[r], normals, offsets, faces, trim, roomy, eye_side)
-        for i in range(across.shape[0]):
-            for j in range(up.shape[0]):
-                _lattice_point(centres[r], z[r], axis[r], half_width, pitch, across[i], up[j], trim, corners[i, j])
-        _corner_crossings(eye, corners, candidates[r], roomy, normals, offsets, faces, crossed)
-        hidden[r] = _quad_blind(crossed, corners, 0, across.shape[0] - 1, 0, patches_up, candidates[r], normals,
-                                offsets, faces, trim, quad)
+        span[0], span[1], height[0], height[1] = 0, cells[0], 0, cells[1]
+        hidden[r] = _quad_blind(eye, roomy, centres[r], z[r], axis[r], half_width, pitch, span, height,
+                                candidates[r], normals, offsets, faces, trim, quad)
         if hidden[r]:
             continue
         bits = 0
         for i in range(across.shape[0] - 1):
             for j in range(patches_up):
+                span[0], span[1], height[0], height[1] = across[i], across[i + 1], up[j], up[j + 1]
                 q = i * patches_up + j
-                proved[r, q] = _quad_blind(crossed, corners, i, i + 1, j, j + 1, candidates[r], normals, offsets,
-                                           faces, trim, quad)
+                proved[r, q] = _quad_blind(eye, roomy, centres[r], z[r], axis[r], half_width, pitch, span, height,
+                                           candidates[r], normals, offsets, faces, trim, quad)
                 if proved[r, q]:
                     bits |= 1 << q
         for a in range(cols.shape[0]):

@@ -71,4 +71,4 @@ def _templates(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray) -> Temp
     """The templates rows' eyes look at, as the compiled screen takes them."""
     v = world.troopers
     return Templates(np.ascontiguousarray(v.centre[rows.target]), np.ascontiguousarray(v.z[rows.target]),
-                     np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch))
+                     np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
