@@ -41,6 +41,8 @@ CASES = {
     "empty mesh": (scene_data([], [_mesh_piece("empty.obj")]), "terrain[0].mesh", "no faces"),
     "mesh with a NaN corner": (scene_data([], [_mesh_piece("nan.obj")]), "terrain[0].mesh",
                                "1 of 2 faces with a corner that is not a number"),
+    "PLY face naming a missing vertex": (scene_data([], [_mesh_piece("bad.ply")]), "terrain[0].mesh",
+                                         "a face naming a vertex it does not have"),
     "unsupported mesh format": (scene_data([], [_mesh_piece("model.dae")]), "terrain[0].mesh", "not a supported"),
     "two shapes": (
         scene_data([], [{"id": "w", "box": {"size": [1, 1, 1]}, "cylinder": {"diameter": 1, "height": 1}}]),
@@ -71,6 +73,9 @@ def scene_folder(tmp_path):
     (tmp_path / "garbage.stl").write_text("this is not a mesh, it is a shopping list\n")
     (tmp_path / "empty.obj").write_text("# an OBJ file with nothing in it\n")
     (tmp_path / "nan.obj").write_text("v 0 0 0\nv 40 0 0\nv 0 40 0\nv nan 0 40\nf 1 2 3\nf 1 2 4\n")
+    (tmp_path / "bad.ply").write_text("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                                      "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+                                      "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 9\n")
     (tmp_path / "model.dae").write_text("<COLLADA/>")
     return tmp_path
 

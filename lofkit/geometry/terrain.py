@@ -130,6 +130,9 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
         raise MeshFileError(f"cannot read '{path}' as a mesh: {exc}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
+    if mesh.faces.min() < 0 or mesh.faces.max() >= len(mesh.vertices):
+        raise MeshFileError(f"'{path}' has a face naming a vertex it does not have (it has {len(mesh.vertices)}); "
+                            "repair or export the mesh again")
     broken = int((~np.isfinite(mesh.vertices[mesh.faces]).all(axis=(1, 2))).sum())
     if broken:  # processing would drop these faces without a word, leaving holes in the terrain
         raise MeshFileError(f"'{path}' has {broken} of {len(mesh.faces)} faces with a corner that is not a number "
