@@ -250,7 +250,9 @@ class Evaluator:
         """The block's pairs (of `among`, when given) whose bases both fit and, with `max_range`, stand within it
         base to base (the others see nothing: `exposure.run_sight_job`)."""
         a, b = self.blocks[block]
-        pairs = fits[a][:, None] & fits[b][None, :] & (True if among is None else among)
+        pairs = fits[a][:, None] & fits[b][None, :]
+        if among is not None:
+            pairs &= among
         return within_range(*(self._placements(k, z[k], fits[k]) for k in (a, b)), pairs, self.options.max_range)
 
     def _canonical(self, block: int, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -130,13 +130,7 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
         raise MeshFileError(f"cannot read '{path}' as a mesh: {exc}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
-    if mesh.faces.min() < 0 or mesh.faces.max() >= len(mesh.vertices):
-        raise MeshFileError(f"'{path}' has a face naming a vertex it does not have (it has {len(mesh.vertices)}); "
-                            "repair or export the mesh again")
-    broken = int((~np.isfinite(mesh.vertices[mesh.faces]).all(axis=(1, 2))).sum())
-    if broken:  # processing would drop these faces without a word, leaving holes in the terrain
-        raise MeshFileError(f"'{path}' has {broken} of {len(mesh.faces)} faces with a corner that is not a number "
-                            "(NaN or infinity); repair or export the mesh again")
+    _check_faces(mesh, path)
     mesh.process()  # merges duplicate vertices, as loading with processing does
     mesh = trimesh.Trimesh(vertices=mesh.vertices.copy(), faces=mesh.faces.copy(), process=False)
     up = up_axis or ("y" if suffix in _GLTF else "z")
@@ -144,6 +138,18 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
         mesh.apply_transform(trimesh.transformations.rotation_matrix(np.pi / 2, [1, 0, 0]))
     mesh.apply_scale(MM_PER_UNIT[units or ("m" if suffix in _GLTF else "mm")])
     return mesh
+
+
+def _check_faces(mesh: trimesh.Trimesh, path: Path) -> None:
+    """Refuse faces that name a vertex the file lacks, or a corner that is not a number: processing would drop the
+    latter without a word, leaving holes in the terrain."""
+    if mesh.faces.min() < 0 or mesh.faces.max() >= len(mesh.vertices):
+        raise MeshFileError(f"'{path}' has a face naming a vertex it does not have (it has {len(mesh.vertices)}); "
+                            "repair or export the mesh again")
+    broken = int((~np.isfinite(mesh.vertices[mesh.faces]).all(axis=(1, 2))).sum())
+    if broken:
+        raise MeshFileError(f"'{path}' has {broken} of {len(mesh.faces)} faces with a corner that is not a number "
+                            "(NaN or infinity); repair or export the mesh again")
 
 
 def local_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:
