@@ -4,6 +4,8 @@ work, with exit status 2 and no traceback."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.helpers import REPO, scene_data, trooper, write_scene
@@ -91,3 +93,116 @@ def test_an_import_never_replaces_its_own_input_even_with_force(tmp_path, run_cl
     refused = run_cli("import-scan", scan, "-o", folder, "--force")
     assert refused.exit_code == 2 and "input" in refused.stderr and "Traceback" not in refused.stderr
     assert scan.read_bytes() == before
+
+
+WRITERS = {**COMMANDS, "export": lambda scene, out: ("export", scene, "-o", out)}
+
+
+def _picture(path) -> bytes:
+    from PIL import Image
+
+    Image.new("RGB", (60, 60), "#7a8f5c").save(path)
+    return path.read_bytes()
+
+
+def _reading_scene(folder, image: str):
+    """A scene that reads a table picture (`image`, relative to `folder`) and a mesh, crate.glb, beside it."""
+    import trimesh
+
+    trimesh.creation.box((0.05, 0.05, 0.05)).export(folder / "crate.glb")  # glTF: metres
+    data = scene_data([trooper("a", 100, 100), trooper("b", 500, 500, side="red")],
+                      [{"id": "crate", "mesh": "crate.glb", "position": [300, 300, 0]}],
+                      table={"width": 600, "depth": 600, "image": image}, deployment_zones=ZONES)
+    return write_scene(folder, data)
+
+
+@pytest.mark.parametrize(("command", "name"), [*((command, "map.png") for command in sorted(COMMANDS)),
+                                               ("export", "crate.glb")])
+def test_a_file_the_scene_reads_is_never_an_output_even_with_force(command, name, tmp_path, run_cli):
+    """The table picture and the mesh files are inputs of the run, as the scene file is."""
+    _picture(tmp_path / "map.png")
+    scene = _reading_scene(tmp_path, "map.png")
+    before = (tmp_path / name).read_bytes()
+    result = run_cli(*WRITERS[command](scene, tmp_path / name), "--force")
+    assert result.exit_code == 2 and "is an input of this run" in result.stderr, result.output
+    assert "Traceback" not in result.stderr and (tmp_path / name).read_bytes() == before
+
+
+@pytest.mark.parametrize(("args", "name"), [
+    (("report", "{scene}", "a", "b", "-o", "{folder}", "--size", "320x240"), "top.png"),
+    (("analyze", "{scene}", "-o", "{folder}", *QUICK), "scene-heatmap-red.png"),
+])
+def test_a_folder_run_never_writes_over_a_file_the_scene_reads(args, name, tmp_path, run_cli):
+    """The table picture lies in the output folder under a name the run writes (or, for `analyze`, removes as an
+    earlier analysis's heatmap)."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    before = _picture(folder / name)
+    scene = _reading_scene(tmp_path, f"out/{name}")
+    result = run_cli(*(a.format(scene=scene, folder=folder) for a in args), "--force")
+    assert result.exit_code == 2 and "is an input of this run" in result.stderr, result.output
+    assert (folder / name).read_bytes() == before
+
+
+def test_import_tts_never_writes_over_its_save(tmp_path, run_cli):
+    save = tmp_path / "save.yaml"  # JSON is YAML: a save under a scene's name
+    save.write_text('{"SaveName": "mine", "ObjectStates": []}', encoding="utf-8")
+    result = run_cli("import-tts", save, "-o", save, "--force")
+    assert result.exit_code == 2 and "is an input of this run" in result.stderr, result.output
+    assert save.read_text(encoding="utf-8") == '{"SaveName": "mine", "ObjectStates": []}'
+
+
+def _no_work(*args, **kwargs):
+    raise AssertionError("the work started before the outputs were checked")
+
+
+def test_generate_never_writes_over_its_catalogue(tmp_path, run_cli, monkeypatch):
+    import yaml
+
+    monkeypatch.setattr("lofkit.design.generate.make_brief", _no_work)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    catalog = folder / "best-1.yaml"  # a name generate writes
+    pieces = yaml.safe_load((REPO / "terrain_models" / "catalog.yaml").read_text(encoding="utf-8"))
+    catalog.write_text(yaml.safe_dump([{**piece, "file": str(REPO / "terrain_models" / piece["file"])}
+                                       for piece in pieces]), encoding="utf-8")
+    before = catalog.read_bytes()
+    result = run_cli("generate", "--catalog", catalog, "--target", "safe_share>=0.05", "-o", folder, "--force")
+    assert result.exit_code == 2 and "is an input of this run" in result.stderr, result.output
+    assert catalog.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_picture_named_in_upper_case_is_written_as_a_png(command, scene, tmp_path, run_cli):
+    picture = tmp_path / "TABLE.PNG"
+    result = run_cli(*COMMANDS[command](scene, picture))
+    assert result.exit_code == 0, result.output
+    assert picture.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where no file can be made")
+"""/proc takes no new file, even from root (for whom a folder's permissions do not stop writes)."""
+
+
+@needs_proc
+@pytest.mark.parametrize(("module", "args"), [
+    ("pictures", ("render", "{scene}", "-o", "/proc/x.png")),
+    ("imports", ("export", "{scene}", "-o", "/proc/x.glb")),
+    ("analysis", ("heatmap", "{scene}", "--zone", "red", "-o", "/proc/x.png", *QUICK)),
+    ("analysis", ("lanes", "{scene}", "-o", "/proc/x.png", *QUICK)),
+    ("analysis", ("compare", "{scene}", "{scene}", "-o", "/proc/x.png", *QUICK)),
+    ("analysis", ("analyze", "{scene}", "-o", "/proc/cards", *QUICK)),
+    ("pictures", ("report", "{scene}", "a", "b", "-o", "/proc/ruling")),
+], ids=lambda value: value if isinstance(value, str) else value[0])
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(module, args, scene, run_cli, monkeypatch):
+    monkeypatch.setattr(f"lofkit.cli.{module}.load_world", _no_work)
+    result = run_cli(*(a.format(scene=scene) for a in args))
+    assert result.exit_code == 2 and "cannot write /proc/" in result.stderr, result.output
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@needs_proc
+def test_generate_refuses_a_folder_that_cannot_be_written_before_any_work(run_cli, monkeypatch):
+    monkeypatch.setattr("lofkit.design.generate.make_brief", _no_work)
+    result = run_cli("generate", "--target", "safe_share>=0.05", "-o", "/proc/layouts")
+    assert result.exit_code == 2 and "cannot write /proc/layouts" in result.stderr, result.output

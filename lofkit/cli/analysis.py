@@ -21,6 +21,7 @@ from lofkit.cli.common import (
     load_world,
     out,
     scene_argument,
+    scene_inputs,
     write_json,
 )
 from lofkit.design import scorecard as analysis
@@ -113,7 +114,7 @@ def heatmap(scene, zone, output, counts_path, force, executor, as_json, **named)
     counts = Path(counts_path or Path(output).with_suffix(".npy"))
     if counts.suffix.lower() != ".npy":
         raise LofkitError(f"--counts {counts}: give a file name ending in .npy (the CSV is written beside it)")
-    check_outputs([output, counts, counts.with_suffix(".csv")], force, [scene])
+    check_outputs([output, counts, counts.with_suffix(".csv")], force, scene_inputs(scene))
     world = load_world(scene, quiet=as_json)
     options = _options(**named)
     with open_executor(executor) as pool, _progress() as progress:
@@ -140,7 +141,7 @@ def heatmap(scene, zone, output, counts_path, force, executor, as_json, **named)
 def lanes(scene, zones, output, force, executor, as_json, **named) -> None:
     """Firing lanes between two deployment zones: spots of one with sight of spots of the other."""
     _picture_path(output)
-    check_outputs([output], force, [scene])
+    check_outputs([output], force, scene_inputs(scene))
     world = load_world(scene, quiet=as_json)
     sides = _two_sides(world, zones)
     with open_executor(executor) as pool, _progress() as progress:
@@ -221,10 +222,14 @@ def _picture_names(scenes: list[str]) -> list[str]:
 
 def _fresh_folder(folder: Path, force: bool, scenes) -> None:
     """Analyses write into a new or empty folder; with --force, also into one holding other files or an earlier
-    analysis (whose scorecard and pictures are replaced); never over the scenes analysed."""
+    analysis (whose scorecard and pictures are replaced); never over a file the scenes analysed read."""
     if folder.exists() and not folder.is_dir():
         raise LofkitError(f"{folder} is a file; give a folder for the scorecard and pictures")
-    check_outputs([folder / "scorecard.json"], True, scenes)  # under no file, and not a scene analysed
+    check_outputs([folder / "scorecard.json"], True)  # under no file, and a folder that can be written
+    taken = [path for path in scene_inputs(*scenes) if path.parent == folder.resolve() and _analysis_file(path)]
+    if taken:
+        raise LofkitError(f"{taken[0]} is an input of this run, and an analysis writes (or replaces) files of that "
+                          f"name in {folder}; give another folder")
     present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     if present and not force:
         earlier = [path.name for path in _earlier_analysis(folder)]
@@ -233,12 +238,16 @@ def _fresh_folder(folder: Path, force: bool, scenes) -> None:
                           f"folder, or pass --force to write into it")
 
 
+def _analysis_file(path: Path) -> bool:
+    """Whether `path` is named as an analysis names its files: the scorecard, or a heatmap picture."""
+    return path.name == "scorecard.json" or ("-heatmap-" in path.name and path.suffix == ".png")
+
+
 def _earlier_analysis(folder: Path) -> list[Path]:
     """The files an earlier analysis wrote in `folder`: its scorecard and heatmap pictures."""
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.is_file() and (p.name == "scorecard.json" or
-                                                                  ("-heatmap-" in p.name and p.suffix == ".png")))
+    return sorted(p for p in folder.iterdir() if p.is_file() and _analysis_file(p))
 
 
 @click.command()
@@ -286,7 +295,7 @@ def compare(first, second, output, force, executor, as_json, **named) -> None:
     from lofkit.viz.plots import comparison_picture
 
     _picture_path(output)
-    check_outputs([output], force, [first, second])
+    check_outputs([output], force, scene_inputs(first, second))
     found = _scorecards((first, second), _options(**named), executor, as_json)
     sides = list(dict.fromkeys(h.side for _, _, card in found for h in card.heatmaps))
     layouts = [(Path(scene).name, world, next((h for h in card.heatmaps if h.side == side), None))

@@ -107,6 +107,12 @@ def folder_message(contents: str, run: str) -> Callable[[OutputFolderError], str
     return message
 
 
+def scene_inputs(*scenes: str) -> list[Path]:
+    """Every file the scene files `scenes` read (`Scene.input_files`: each scene file, its table image and its
+    meshes), for `check_outputs`: reading a scene is quick, so this comes before any work."""
+    return [file for scene in scenes for file in load_scene(scene).input_files()]
+
+
 def check_outputs(paths, force: bool, inputs=()) -> None:
     """Before any work: refuse to replace an output file that is already there without --force, ever to replace
     an input, or to write under a file (`exchange.output`'s policy: nothing a user made is replaced unasked)."""

@@ -201,11 +201,11 @@ def generate(catalog, pieces_text, target_text, weights, symmetry, seed, steps, 
     spacing = _length(search_viewer_spacing, "--search-viewer-spacing")
     search_options = SightOptions(final.probe_silhouette, final.viewer_silhouette,
                                   _length(search_cell_size, "--search-cell-size"), spacing, final.max_range, True)
-    brief, notes = gen.make_brief(catalog, rules, targets, search_options, final, margin)
     limit = _seconds(time_limit)
     folder = Path(output)
-    with naming({}, folder_message("the layouts", "run")):
-        check_output_folder(folder, _outputs(keep, gen.SIDES), force)
+    with naming({}, folder_message("the layouts", "run")):  # before any work
+        check_output_folder(folder, _outputs(keep, gen.SIDES), force, [catalog])
+    brief, notes = gen.make_brief(catalog, rules, targets, search_options, final, margin)
     unreachable = out_of_reach(targets)
     for note in unreachable:
         err.print(f"[yellow]warning:[/] {escape(note)}", highlight=False)

@@ -6,6 +6,7 @@ import click
 from rich.markup import escape
 
 from lofkit.cli.common import (
+    check_outputs,
     emit_json,
     err,
     force_option,
@@ -16,6 +17,7 @@ from lofkit.cli.common import (
     parse_table_size,
     report_import,
     scene_argument,
+    scene_inputs,
     table_option,
 )
 from lofkit.exchange.messages import render
@@ -116,6 +118,7 @@ def export_command(scene, output, include, force, as_json):
 
     with naming(EXPORT_FLAGS):
         parts = parse_parts(include)
+        check_outputs([output], force, scene_inputs(scene))  # before the meshes are read
         result = export_table(load_world(scene, quiet=as_json), output, parts, overwrite=force)
     if as_json:
         emit_json(result.to_dict())

@@ -16,6 +16,7 @@ from lofkit.cli.common import (
     naming,
     out,
     scene_argument,
+    scene_inputs,
 )
 from lofkit.errors import LofkitError
 from lofkit.exchange.output import check_output_folder
@@ -64,7 +65,7 @@ def render(scene: str, output: str, view: str, shooter, target, show: str, size:
 
     if not output.lower().endswith(".png"):
         raise LofkitError(f"{output}: the picture is a PNG; give a file name ending in .png")
-    check_outputs([output], force, [scene])
+    check_outputs([output], force, scene_inputs(scene))
     world = load_world(scene)
     render_png(world, output, **_picture_options(world, view, shooter, target, show, size))
     err.print(f"wrote {output}")
@@ -98,7 +99,7 @@ def report(scene: str, shooter: str, target: str, output: str, size: str, force:
     from lofkit.viz.report import FILES, write_report
 
     with naming({}, folder_message("the report", "report")):
-        check_output_folder(output, FILES, force)  # before any work
+        check_output_folder(output, FILES, force, scene_inputs(scene))  # before any work
         size_px = parse_size(size)
         world = load_world(scene)
         verdict = lof.check(world, shooter, target)

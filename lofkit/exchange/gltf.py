@@ -24,7 +24,7 @@ import trimesh
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import SettingError
-from lofkit.exchange.output import check_output_file, make_folder
+from lofkit.exchange.output import check_output_file, write_bytes
 from lofkit.geometry.world import World
 from lofkit.scene.palette import KIND_ALPHA, KIND_COLOURS, NEUTRAL_COLOUR, TABLE_COLOUR, rgb, side_colour
 
@@ -143,12 +143,12 @@ def gltf_scene(world: World, nodes) -> trimesh.Scene:
 
 def export_table(world: World, output: Path | str, parts=DEFAULT_PARTS, overwrite: bool = False) -> ExportSummary:
     """Write the placed table to `output` (.glb, or .gltf with its buffers embedded); never replaces a file
-    unless `overwrite`."""
+    unless `overwrite`, nor ever a file the scene reads."""
     output = Path(output)
     suffix = output.suffix.lower()
     if suffix not in (".glb", ".gltf"):
         raise LofkitError(f"{output}: export writes glTF; give a file name ending in .glb or .gltf")
-    check_output_file(output, overwrite)
+    check_output_file(output, overwrite, world.scene.input_files())
     nodes = table_nodes(world, parts)
     if not nodes:
         raise SettingError("nothing to export: the scene has no {names}; change {parts}", names=" or ".join(parts))
@@ -158,7 +158,6 @@ def export_table(world: World, output: Path | str, parts=DEFAULT_PARTS, overwrit
     else:
         files = trimesh.exchange.gltf.export_gltf(scene, embed_buffers=True)
         data = files["model.gltf"]
-    make_folder(output.parent)
-    output.write_bytes(data)
+    write_bytes(output, data)
     return ExportSummary(str(output), tuple({"name": name, "id": extras["id"], "kind": extras["kind"]}
                                             for name, _, extras in nodes))

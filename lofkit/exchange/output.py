@@ -9,6 +9,7 @@ are written before it.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Collection
 from pathlib import Path
 
@@ -47,13 +48,22 @@ class OutputFolderError(LofkitError):
         super().__init__(text)
 
 
-def _check_parents(path: Path) -> None:
-    """Refuse a path whose folder cannot be made because one of its parents is a file."""
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise LofkitError(f"{path}: {parent} is a file, not a folder; give a path in a folder")
-            return
+def _existing_folder(path: Path) -> Path:
+    """The nearest of `path`'s parents that is there (where its folder would be made); refuses one that is a file."""
+    parent = next(parent for parent in path.parents if parent.exists())  # "." or "/" at the latest
+    if not parent.is_dir():
+        raise LofkitError(f"{path}: {parent} is a file, not a folder; give a path in a folder")
+    return parent
+
+
+def _check_writable(folder: Path, path: Path) -> None:
+    """Refuse, before any work, a `folder` that takes no new file (read-only, no permission, /proc): `path` could
+    not be written there. The probe is a nameless file where the system has them, else one removed at once."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise LofkitError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _is_input(path: Path, inputs: Collection[Path | str]) -> bool:
@@ -62,16 +72,17 @@ def _is_input(path: Path, inputs: Collection[Path | str]) -> bool:
 
 
 def check_output_file(path: Path | str, overwrite: bool, inputs: Collection[Path | str] = ()) -> None:
-    """Refuse to replace an existing file unless `overwrite`, to write where a parent is a file, and ever to
-    replace one of the run's `inputs`."""
+    """Refuse to replace an existing file unless `overwrite`, to write where a parent is a file or into a folder
+    that cannot be written, and ever to replace one of the run's `inputs`."""
     path = Path(path)
-    _check_parents(path)
+    folder = _existing_folder(path)
     if path.is_dir():
         raise LofkitError(f"{path} is a folder; give a file name")
     if _is_input(path, inputs):
         raise LofkitError(f"{path} is an input of this run; write the output elsewhere")
     if path.exists() and not overwrite:
         raise OutputExistsError(path)
+    _check_writable(folder, path)
 
 
 def check_output_files(paths: Collection[Path | str], overwrite: bool, inputs: Collection[Path | str] = ()) -> None:
@@ -82,21 +93,23 @@ def check_output_files(paths: Collection[Path | str], overwrite: bool, inputs: C
 
 def check_output_folder(folder: Path | str, outputs: Collection[str], overwrite: bool,
                         inputs: Collection[Path | str] = ()) -> None:
-    """Refuse a folder that is a file (or lies under one), holds files other than `outputs` (names), or holds an
-    earlier run's outputs unless `overwrite`; and never let an output replace one of the run's `inputs`."""
+    """Refuse a folder that is a file (or lies under one), holds files other than `outputs` (names), holds an
+    earlier run's outputs unless `overwrite`, or cannot be written; and never let an output replace one of the
+    run's `inputs`."""
     folder = Path(folder)
-    _check_parents(folder)
+    nearest = _existing_folder(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputFolderError(folder, is_file=True)
     for name in outputs:
         if _is_input(folder / name, inputs):
-            raise LofkitError(f"{folder / name} is the input you gave, and this run writes its {name} there; "
+            raise LofkitError(f"{folder / name} is an input of this run, and this run writes its {name} there; "
                               f"give another folder")
     present = [p.name for p in folder.iterdir()] if folder.is_dir() else []
     others = [name for name in present if name not in outputs]
     earlier = [name for name in present if name in outputs]
     if others or (earlier and not overwrite):
         raise OutputFolderError(folder, others=others, earlier=earlier, overwrite=overwrite)
+    _check_writable(folder if folder.is_dir() else nearest, folder)
 
 
 def make_folder(folder: Path | str) -> Path:
@@ -111,14 +124,19 @@ def make_folder(folder: Path | str) -> Path:
     return folder
 
 
-def write_text(path: Path | str, text: str) -> None:
-    """Write `text` to an output file, its folder made if need be; a failure names the file (exit 2)."""
+def write_bytes(path: Path | str, data: bytes) -> None:
+    """Write `data` to an output file, its folder made if need be; a failure names the file (exit 2)."""
     path = Path(path)
     try:
         make_folder(path.parent)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data)
     except OSError as exc:
         raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def write_text(path: Path | str, text: str) -> None:
+    """Write `text` to an output file as UTF-8 (`write_bytes`)."""
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_scene_file(data: dict, path: Path | str, comment: str = "", overwrite: bool = False) -> Scene:
@@ -135,6 +153,5 @@ def write_scene_file(data: dict, path: Path | str, comment: str = "", overwrite:
     scene = scene_from_data(data, source=path)
     header = "".join(f"# {line}\n" for line in comment.splitlines()) if comment else ""
     text = header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=110)
-    make_folder(path.parent)
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)
     return scene

@@ -252,9 +252,10 @@ def trooper_entry(trooper: Candidate, table_in: tuple[float, float], table_top: 
     return entry
 
 
-def check_settings(output: Path, mesh_cache: Path | str | None, overwrite: bool) -> Path | None:
-    """Refuse an output that would replace a file and a mesh cache that is not a folder; returns the cache."""
-    check_output_file(output, overwrite)
+def check_settings(save: Path, output: Path, mesh_cache: Path | str | None, overwrite: bool) -> Path | None:
+    """Refuse an output that would replace a file (the save itself, even with `overwrite`) and a mesh cache that
+    is not a folder; returns the cache."""
+    check_output_file(output, overwrite, [save])
     cache = Path(mesh_cache) if mesh_cache is not None else None
     if cache is not None and not cache.is_dir():
         raise SettingError("{mesh_cache} {cache}: not a folder; give TTS's Mods folder or its Models folder",
@@ -335,7 +336,7 @@ def import_tts(
     of everything imported). Unresolved model URLs and unusable objects are reported, never guessed.
     """
     save, output = Path(save), Path(output)
-    cache = check_settings(output, mesh_cache, overwrite)
+    cache = check_settings(save, output, mesh_cache, overwrite)
     if table_top is not None and not math.isfinite(table_top):
         raise SettingError("{table_top} {value}: give the table top's height as a finite number of TTS units",
                            value=table_top)

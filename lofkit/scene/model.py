@@ -254,6 +254,13 @@ class Scene(_Model):
         base = self._source.parent if self._source is not None else Path.cwd()
         return (base / relative).resolve()
 
+    def input_files(self) -> list[Path]:
+        """Every file the scene reads: its scene file, its table image and its mesh files (a run that reads the
+        scene never writes over one of them)."""
+        named = [self.table.image, *(piece.mesh for piece in self.terrain)]
+        files = [self.resolve(name) for name in named if name is not None]
+        return files if self._source is None else [self._source, *files]
+
     def trooper_index(self, trooper_id: str) -> int | None:
         return next((i for i, t in enumerate(self.troopers) if t.id == trooper_id), None)
 

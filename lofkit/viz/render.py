@@ -9,9 +9,9 @@ target) and `target` (the reverse).
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 import pyvista as pv  # noqa: E402
 
 from lofkit.errors import LofkitError  # noqa: E402
+from lofkit.exchange.output import write_bytes  # noqa: E402
 from lofkit.rules.measure import ZOC_RADIUS  # noqa: E402
 from lofkit.scene.palette import KIND_COLOURS, KIND_OPACITY, NEUTRAL_COLOUR, TABLE_COLOUR, side_colour  # noqa: E402
 from lofkit.units import EPS, INCH  # noqa: E402
@@ -305,14 +306,13 @@ def build_plotter(
 
 
 def render(world, path, **options) -> str:
-    """Render a picture to `path` (PNG; its folder is made if missing); options as `build_plotter`."""
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+    """Render a PNG picture to `path` (whatever the case of its extension; its folder is made if missing; a failure
+    to write names it, exit 2); options as `build_plotter`."""
+    png = io.BytesIO()
     plotter = build_plotter(world, **options)
     try:
-        plotter.screenshot(str(path))
+        plotter.screenshot(png)  # pyvista writes a file only when its extension is lower case
     finally:
         plotter.close()
+    write_bytes(path, png.getvalue())
     return str(path)
