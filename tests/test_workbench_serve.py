@@ -21,7 +21,9 @@ import nicegui
 import pytest
 
 from lofkit import World, load_scene
-from tests.helpers import REPO
+from lofkit.cli.serve import open_scene
+from lofkit.errors import LofkitError
+from tests.helpers import REPO, scene_data, trooper
 from tests.test_tts import BLOCK_OBJ, CACHED_URL, MISSING_URL
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
@@ -216,6 +218,24 @@ def test_a_save_it_cannot_open_exits_2_naming_the_file(tmp_path, run_cli, name, 
         save.write_text(text, encoding="utf-8")
     message = _refused(run_cli, save)
     assert f"{save}: {words}" in message, message
+
+
+def test_a_scene_written_in_json_opens_as_a_scene_not_a_save(tmp_path):
+    """A `.json` file is told by what it holds (JSON is YAML, so a scene may be written in it); `--mesh-cache`
+    stays for saves."""
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps(scene_data([trooper("a", 100, 100)])), encoding="utf-8")
+    scene, folder = open_scene(str(path), None)
+    assert [t.id for t in scene.troopers] == ["a"] and folder == tmp_path.resolve()
+    with pytest.raises(LofkitError, match="--mesh-cache is for a Tabletop Simulator save"):
+        open_scene(str(path), str(tmp_path))
+
+
+def test_a_json_file_that_is_neither_a_scene_nor_a_save_is_said_to_be_neither(tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text('{"notes": "mine"}', encoding="utf-8")
+    with pytest.raises(LofkitError, match=r"notes.json: not a Tabletop Simulator save .* nor a scene"):
+        open_scene(str(path), None)
 
 
 def test_mesh_cache_is_a_folder_and_for_a_save_only(tmp_path, run_cli):

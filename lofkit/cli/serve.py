@@ -1,7 +1,8 @@
 """`lofkit serve`: the workbench, a page in the browser over a table edited live (`lofkit.workbench`).
 
 "With no argument it opens an empty 48" x 48" table. A photo map folder is what `lofkit photo` wrote (its
-`scene.yaml` and `table.png`); a `.json` file is imported as `lofkit import-tts` would (`--mesh-cache` as there).
+`scene.yaml` and `table.png`); a `.json` Tabletop Simulator save (it has `ObjectStates`) is imported as `lofkit
+import-tts` would (`--mesh-cache` as there), a scene written in JSON opens as any scene.
 When ready it prints exactly one line `lofkit workbench: http://HOST:PORT/...` on stdout, then opens a browser
 unless `--no-browser`. Ctrl-C stops it cleanly. Binds 127.0.0.1 by default. `--share` binds all interfaces for a
 phone on the same network, and then every request needs the random token printed in that URL."
@@ -23,6 +24,7 @@ from lofkit.cli.common import err, naming, prepare_parts, warn
 from lofkit.cli.imports import TTS_FLAGS, import_tts_command
 from lofkit.errors import LofkitError, SceneError
 from lofkit.exchange.messages import render
+from lofkit.exchange.tts_save import read_json
 from lofkit.scene.loading import load_scene, scene_from_data
 from lofkit.scene.model import Scene
 
@@ -43,10 +45,10 @@ MESH_CACHE_HELP = next(option.help for option in import_tts_command.params if op
 
 def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]:
     """The scene to open and the working folder its saves go to: a scene file (saves beside it), the folder
-    `lofkit photo` wrote, a Tabletop Simulator save (`.json`, imported; saves beside it), or, with no `source`, an
-    empty 48" x 48" table (saves in the current folder)."""
+    `lofkit photo` wrote, a Tabletop Simulator save (a `.json` with `ObjectStates`, imported; saves beside it), or,
+    with no `source`, an empty 48" x 48" table (saves in the current folder)."""
     path = Path(source) if source is not None else None
-    is_save = path is not None and path.suffix.lower() == ".json"
+    is_save = path is not None and path.suffix.lower() == ".json" and is_tts_save(path)
     if mesh_cache is not None and not is_save:
         raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open")
     if path is None:
@@ -59,6 +61,16 @@ def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]
             raise LofkitError(f"{source}: a folder holding no scene.yaml; give a scene file or the folder "
                               "`lofkit photo` wrote")
     return load_scene(path), path.resolve().parent
+
+
+def is_tts_save(path: Path) -> bool:
+    """Whether a `.json` file is a Tabletop Simulator save (`ObjectStates` at its top level) rather than a scene
+    written in JSON (`lofkit`); the file is read once to tell, and one that is neither is refused."""
+    data = read_json(path)
+    if isinstance(data, dict) and ("ObjectStates" in data or "lofkit" in data):
+        return "ObjectStates" in data
+    raise LofkitError(f"{path}: not a Tabletop Simulator save (no `ObjectStates` at the top level) nor a scene (no "
+                      "`lofkit` key); give a save or a scene file")
 
 
 def imported_save(save: Path, mesh_cache: str | None) -> Scene:

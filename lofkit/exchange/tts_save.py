@@ -55,6 +55,14 @@ class Placed:
 
 def read_save(path: Path) -> dict:
     """The save's JSON; a file that is not a TTS save is an error saying what was expected."""
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("ObjectStates"), list):
+        raise LofkitError(f"{path}: not a Tabletop Simulator save: it has no `ObjectStates` list at the top level")
+    return data
+
+
+def read_json(path: Path) -> object:
+    """A JSON file as TTS writes a save (a byte-order mark allowed); an error names the file and what was expected."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -65,13 +73,10 @@ def read_save(path: Path) -> dict:
     except OSError as exc:
         raise LofkitError(f"{path}: cannot read the file ({exc.strerror})") from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise LofkitError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON ({exc.msg}); a Tabletop "
                           "Simulator save is the .json file in 'My Games/Tabletop Simulator/Saves'") from None
-    if not isinstance(data, dict) or not isinstance(data.get("ObjectStates"), list):
-        raise LofkitError(f"{path}: not a Tabletop Simulator save: it has no `ObjectStates` list at the top level")
-    return data
 
 
 def layout_lines(lua: str) -> dict[str, tuple[float, ...]]:
