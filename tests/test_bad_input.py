@@ -15,6 +15,11 @@ def _mesh_piece(path: str) -> dict:
     return {"id": "piece", "mesh": path, "position": [600, 600, 0]}
 
 
+def _zones(*sides: str) -> list[dict]:
+    return [{"side": side, "polygon": [[0, 300 * k], [600, 300 * k], [600, 300 * k + 150]]} for k, side in
+            enumerate(sides)]
+
+
 CASES = {
     "unknown key": (scene_data([trooper("a", 100, 100)], colour="red"), "colour", "unknown key 'colour'"),
     "unknown nested key": (scene_data([trooper("a", 100, 100, colour="red")]), "troopers[0].colour", "unknown key"),
@@ -43,6 +48,10 @@ CASES = {
                                "1 of 2 faces with a corner that is not a number"),
     "PLY face naming a missing vertex": (scene_data([], [_mesh_piece("bad.ply")]), "terrain[0].mesh",
                                          "a face naming a vertex it does not have"),
+    "OBJ face naming a missing vertex": (scene_data([], [_mesh_piece("far.obj")]), "terrain[0].mesh",
+                                         "line 5: a face names vertex 9, but the file has only 3 vertices (an "
+                                         "OBJ counts them from 1)"),
+    "mesh without area": (scene_data([], [_mesh_piece("flat.obj")]), "terrain[0].mesh", "no face with area"),
     "unsupported mesh format": (scene_data([], [_mesh_piece("model.dae")]), "terrain[0].mesh", "not a supported"),
     "two shapes": (
         scene_data([], [{"id": "w", "box": {"size": [1, 1, 1]}, "cylinder": {"diameter": 1, "height": 1}}]),
@@ -65,6 +74,10 @@ CASES = {
         "wholly off the table",
     ),
     "unknown state": (scene_data([trooper("a", 100, 100, state=["flying"])]), "troopers[0].state[0]", "moving"),
+    "zone side leaving the folder": (scene_data([], deployment_zones=_zones("blue", "../red")),
+                                     "deployment_zones[1].side", "cannot be part of a file name"),
+    "zone side with a backslash": (scene_data([], deployment_zones=_zones("red\\blue")), "deployment_zones[0].side",
+                                   "without '/', '\\', '..' or control characters"),
 }
 
 
@@ -76,6 +89,8 @@ def scene_folder(tmp_path):
     (tmp_path / "bad.ply").write_text("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                       "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
                                       "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 9\n")
+    (tmp_path / "far.obj").write_text("v 0 0 0\nv 40 0 0\nv 0 40 0\nf 1 2 3\nf 1 2 9\n")
+    (tmp_path / "flat.obj").write_text("v 0 0 0\nv 40 0 0\nv 80 0 0\nf 1 2 3\nf 1 1 2\n")
     (tmp_path / "model.dae").write_text("<COLLADA/>")
     return tmp_path
 

@@ -33,6 +33,9 @@ from lofkit.units import MM_PER_UNIT
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf")
 CYLINDER_SECTIONS = 64
 _GLTF = (".glb", ".gltf")
+FLAT = 1e-12
+"""A face whose area is at most this share of the square of its mesh's size has none (its corners lie on one
+line)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +130,8 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
     try:
         mesh = trimesh.load(str(path), force="mesh", process=False)
     except Exception as exc:  # trimesh raises many types for unreadable files
-        raise MeshFileError(f"cannot read '{path}' as a mesh: {exc}") from None
+        named = _obj_missing_vertex(path) if suffix == ".obj" and isinstance(exc, IndexError) else None
+        raise MeshFileError(named or f"cannot read '{path}' as a mesh: {exc}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
     _check_faces(mesh, path)
@@ -141,8 +145,8 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
 
 
 def _check_faces(mesh: trimesh.Trimesh, path: Path) -> None:
-    """Refuse faces that name a vertex the file lacks, or a corner that is not a number: processing would drop the
-    latter without a word, leaving holes in the terrain."""
+    """Refuse faces that name a vertex the file lacks, or a corner that is not a number (processing would drop the
+    latter without a word, leaving holes in the terrain), and a mesh with no face that has an area."""
     if mesh.faces.min() < 0 or mesh.faces.max() >= len(mesh.vertices):
         raise MeshFileError(f"'{path}' has a face naming a vertex it does not have (it has {len(mesh.vertices)}); "
                             "repair or export the mesh again")
@@ -150,6 +154,24 @@ def _check_faces(mesh: trimesh.Trimesh, path: Path) -> None:
     if broken:
         raise MeshFileError(f"'{path}' has {broken} of {len(mesh.faces)} faces with a corner that is not a number "
                             "(NaN or infinity); repair or export the mesh again")
+    if mesh.area_faces.max() <= FLAT * mesh.scale**2:
+        raise MeshFileError(f"'{path}' has no face with area: each face's corners lie on one line; repair or export "
+                            "the mesh again")
+
+
+def _obj_missing_vertex(path: Path) -> str | None:
+    """The first face of an OBJ file that names a vertex the file lacks, worded as the file counts its vertices
+    (from 1; negative: back from the last), or None."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    count = sum(line.split(maxsplit=1)[:1] == ["v"] for line in lines)
+    for number, line in enumerate(lines, start=1):
+        words = line.split()
+        for word in words[1:] if words[:1] == ["f"] else []:
+            index = word.split("/")[0]
+            if index.lstrip("-").isdigit() and not 1 <= abs(int(index)) <= count:
+                return (f"'{path}' line {number}: a face names vertex {index}, but the file has only {count} "
+                        "vertices (an OBJ counts them from 1); repair or export the mesh again")
+    return None
 
 
 def local_mesh(terrain: Terrain, scene: Scene) -> trimesh.Trimesh:

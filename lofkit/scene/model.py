@@ -91,6 +91,15 @@ class DeploymentZone(_Model):
 
     _check_polygon = field_validator("polygon")(_valid_polygon)
 
+    @field_validator("side")
+    @classmethod
+    def _side_fits_a_file_name(cls, side: str) -> str:
+        """A zone's side names files (`lofkit analyze` writes NAME-heatmap-SIDE.png), so it must stay one name."""
+        if "/" in side or "\\" in side or ".." in side or not side.isprintable():
+            raise ValueError(f"side {side!r} cannot be part of a file name (analyses name their heatmaps after it); "
+                             "give a name without '/', '\\', '..' or control characters")
+        return side
+
 
 class Box(_Model):
     size: tuple[PositiveLength, PositiveLength, PositiveLength]
