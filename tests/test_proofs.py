@@ -17,6 +17,7 @@ from scipy.spatial import Delaunay
 from lofkit import World, load_scene
 from lofkit.ray.embree import EmbreeRays
 from lofkit.ray.numpy import NumpyRays
+from lofkit.sight import kernels
 from lofkit.sight.glimpse import seen_pairs
 from lofkit.sight.kernels import templates_hull
 from lofkit.sight.lattice import (
@@ -350,3 +351,32 @@ def test_parts_along_a_segment_are_those_whose_boxes_it_meets():
     leave = np.minimum(np.nan_to_num(np.maximum(t0, t1), nan=np.inf).min(axis=2), 1)
     expected_rows, expected_parts = np.nonzero(enter <= leave)
     assert len(rows) > 100 and rows.tolist() == expected_rows.tolist() and found.tolist() == expected_parts.tolist()
+
+
+def test_a_part_crossed_by_a_segment_is_never_ruled_out_by_its_shadow():
+    """`kernels._shadows` only spares exact tests that would fail: for random boxes near random sight lines, every
+    segment from the eye to a template point that crosses the box lies inside the box's shadow (and the shadow does
+    rule out points, so the test is not vacuous)."""
+    rng = np.random.default_rng(7)
+    crossed = ruled_out = 0
+    for _ in range(400):
+        eye = rng.uniform([-50, -50, 0], [50, 50, 60])
+        centre = rng.uniform(-300, 300, 2)
+        away = centre - eye[:2]
+        axis = np.array([-away[1], away[0]]) / np.linalg.norm(away)
+        z = rng.uniform(0, 20)
+        u, h = rng.uniform(-15, 15, 40), rng.uniform(0, 40, 40)
+        points = np.column_stack([centre + u[:, None] * axis, z + h])
+        middle = eye + rng.uniform(-0.2, 1.2) * (points[0] - eye) + rng.normal(0, 5, 3)
+        box = np.concatenate([middle - rng.uniform(0.5, 30, 3), middle + rng.uniform(0.5, 30, 3)])
+        normals = np.vstack([-np.eye(3), np.eye(3)])
+        offsets = np.concatenate([-box[:3], box[3:]])
+        shadow = np.empty((1, 5))
+        kernels._shadows(eye[None], np.array([0]), box[None], centre, z, axis, shadow)
+        for k in range(len(points)):
+            crosses = kernels._crosses(eye, points[k], normals, offsets, 6)
+            outside = kernels._outside(shadow, 0, u[k], u[k], h[k], h[k])
+            assert not (crosses and outside)
+            crossed += crosses
+            ruled_out += outside
+    assert crossed > 1000 and ruled_out > 1000

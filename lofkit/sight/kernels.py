@@ -10,10 +10,11 @@ own bookkeeping (which blocks are clear) is compiled in `block_kernels`.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numba
 import numpy as np
+
+from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened, Shooters, Spans, Templates, Tiles
 
 # Tolerances of the compiled loops live here: numba compiles a global in as a constant, and its cache checks only
 # this file for changes.
@@ -25,88 +26,12 @@ NONZERO = 1e-12
 """Floor (mm) of a length divided by, so that a zero-length span gives finite numbers."""
 ON_AXIS = 1e-12
 """Squared horizontal distance (mm^2) within which an eye stands on a template's axis (no side to face)."""
+SHADOW_SLACK = 1e-6
+"""mm by which `_shadows` errs on the side of "may hide" (float rounding is far smaller)."""
 TILE_PIECES = (4, 2)
 """Pieces (across, up) a tile of eyes splits the templates it looks at into when no single part hides them all
 (`_hidden_tiles`): each piece may then be hidden by a part of its own, as where the seam between two inner boxes of a
 wall runs across the view."""
-
-
-class Planes(NamedTuple):
-    """Convex parts as half-spaces {x: normals @ x <= offsets}: `normals` (p, f, 3), `offsets` (p, f), `faces` (p,)
-    planes in use (`terrain.ConvexParts` holds them)."""
-
-    normals: np.ndarray
-    offsets: np.ndarray
-    faces: np.ndarray
-
-
-class Eyes(NamedTuple):
-    """n eyes, `points` (n, 1, 3), each with the convex parts that may hide things from it, `candidates` (n, k)
-    (part indices, -1 for none)."""
-
-    points: np.ndarray
-    candidates: np.ndarray
-
-
-class Templates(NamedTuple):
-    """The templates n eyes look at, placed by `centres` (n, 2), `z` (n,) and `axis` (n, 2), and their lattice:
-    `half_width`, `pitch` (2,) and `cells` (2,) (`lattice.Lattice`)."""
-
-    centres: np.ndarray
-    z: np.ndarray
-    axis: np.ndarray
-    half_width: float
-    pitch: np.ndarray
-    cells: np.ndarray
-
-
-class Sample(NamedTuple):
-    """Where on a template a screen looks (lattice indices): patches between the edges `across` and `up`, and the
-    lattice points `cols` x `lines`."""
-
-    across: np.ndarray
-    up: np.ndarray
-    cols: np.ndarray
-    lines: np.ndarray
-
-
-class Screened(NamedTuple):
-    """What `screen_eyes` fills in for n eyes: `hidden` (n,), `proved` (n, patches) and `blocked` (n, c, r), and
-    the segments left to cast, `origins` (m, 3), `directions` (m, 3), `lengths` (m,), m >= n * c * r."""
-
-    hidden: np.ndarray
-    proved: np.ndarray
-    blocked: np.ndarray
-    origins: np.ndarray
-    directions: np.ndarray
-    lengths: np.ndarray
-
-
-class Tiles(NamedTuple):
-    """Tiles of an eye pattern in a shooter's frame (`lattice.dense_tiles`): eyes `local` (t, e, 3), `counts` (t,)."""
-
-    local: np.ndarray
-    counts: np.ndarray
-
-
-class Shooters(NamedTuple):
-    """n shooters standing at `centres` (n, 2), `z` (n,), facing `towards` (n, 2), with the convex parts that may
-    hide their targets, `candidates` (n, k) (-1 for none)."""
-
-    centres: np.ndarray
-    z: np.ndarray
-    towards: np.ndarray
-    candidates: np.ndarray
-
-
-class Spans(NamedTuple):
-    """Where n targets' templates may stand: about the vertical axes through `centres` (n, 2), from `lows` (n,) to
-    `highs` (n,), `half_widths` (n,) either side."""
-
-    centres: np.ndarray
-    lows: np.ndarray
-    highs: np.ndarray
-    half_widths: np.ndarray
 
 
 @numba.njit(cache=True, nogil=True)
@@ -137,6 +62,8 @@ def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: n
         elif rate > PARALLEL:
             leave = min(leave, gap / rate)
         elif gap <= 0:
+            return False
+        if leave <= enter:
             return False
     length = math.sqrt((end[0] - start[0]) ** 2 + (end[1] - start[1]) ** 2 + (end[2] - start[2]) ** 2)
     return (leave - enter) * length > INSIDE
@@ -280,17 +207,20 @@ def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) ->
 
 
 @numba.njit(cache=True, nogil=True)
-def _quad_blind(eye, roomy, centre, z, axis, half_width, pitch, cols, lines, candidates, normals, offsets, faces,
-                trim, quad) -> bool:
+def _quad_blind(eye, roomy, shadow, centre, z, axis, half_width, pitch, cols, lines, candidates, normals, offsets,
+                faces, trim, quad) -> bool:
     """Whether one candidate part is crossed by every segment from the eye to the lattice quad spanning columns
     cols[0]..cols[1] and lines lines[0]..lines[1], with `trim` as the margin (`roomy[k]`: candidate k keeps the
     eye farther than that outside one of its planes)."""
     for k in range(4):
         _lattice_point(centre, z, axis, half_width, pitch, cols[1 if k == 1 or k == 2 else 0], lines[k // 2], trim,
                        quad[k])
+    low_u, high_u = -half_width + cols[0] * pitch[0], -half_width + cols[1] * pitch[0]
+    low_h, high_h = max(lines[0] * pitch[1], trim), max(lines[1] * pitch[1], trim)
     for k in range(candidates.shape[0]):
         p = candidates[k]
-        if p < 0 or not roomy[k] or not _room(quad, normals[p], offsets[p], faces[p], trim):
+        if (p < 0 or not roomy[k] or _outside(shadow, k, low_u, high_u, low_h, high_h)
+                or not _room(quad, normals[p], offsets[p], faces[p], trim)):
             continue
         if _covers(eye, quad, normals[p], offsets[p], faces[p]):
             return True
@@ -332,8 +262,60 @@ def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) 
 
 
 @numba.njit(cache=True, nogil=True)
+def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
+    """Where on the template (placed by `centre`, `z`, `axis`) each candidate part of one eye (1, 3) may hide a
+    point, from the corners of the part's box `bounds` (p, 6): shadow[k] = (kind, least across, most across, least
+    height, most height), across and height as `_lattice_point` measures them. Kind 1: only inside that rectangle,
+    as the box lies between the eye's vertical plane and the template's, so a segment from the eye that crosses the
+    part ends inside the box's central projection onto the template; 2: nowhere, as the box lies behind the eye or
+    beyond the template; 0: anywhere, as far as this tells (the box reaches either plane). A cheap test that spares
+    most exact ones: on table-c's heatmap 82% of the screen's segment tests, a fifth of its time."""
+    normal_x, normal_y = -axis[1], axis[0]  # horizontal, across the template
+    depth = (centre[0] - eye[0, 0]) * normal_x + (centre[1] - eye[0, 1]) * normal_y
+    if depth < 0:
+        normal_x, normal_y, depth = -normal_x, -normal_y, -depth
+    eye_across = (eye[0, 0] - centre[0]) * axis[0] + (eye[0, 1] - centre[1]) * axis[1]
+    for k in range(candidates.shape[0]):
+        p = candidates[k]
+        shadow[k, 0] = 0.0
+        if p < 0 or depth <= SHADOW_SLACK:
+            continue
+        near, far = math.inf, -math.inf
+        least_u, most_u, least_h, most_h = math.inf, -math.inf, math.inf, -math.inf
+        for c in range(8):
+            x = bounds[p, 3 if c & 1 else 0] - eye[0, 0]
+            y = bounds[p, 4 if c & 2 else 1] - eye[0, 1]
+            h = bounds[p, 5 if c & 4 else 2] - eye[0, 2]
+            s = x * normal_x + y * normal_y
+            near, far = min(near, s), max(far, s)
+            if s > 0:
+                scale = depth / s
+                u = eye_across + (x * axis[0] + y * axis[1]) * scale
+                v = eye[0, 2] - z + h * scale
+                least_u, most_u = min(least_u, u), max(most_u, u)
+                least_h, most_h = min(least_h, v), max(most_h, v)
+        if far < -SHADOW_SLACK or near > depth + SHADOW_SLACK:
+            shadow[k, 0] = 2.0
+        elif near > SHADOW_SLACK and far < depth - SHADOW_SLACK:
+            shadow[k, 0] = 1.0
+            shadow[k, 1], shadow[k, 2] = least_u - SHADOW_SLACK, most_u + SHADOW_SLACK
+            shadow[k, 3], shadow[k, 4] = least_h - SHADOW_SLACK, most_h + SHADOW_SLACK
+
+
+@numba.njit(cache=True, nogil=True)
+def _outside(shadow, k, low_u, high_u, low_h, high_h) -> bool:
+    """Whether candidate k's `shadow` (see `_shadows`) rules out that it hides all of the template's rectangle
+    `low_u`..`high_u` across, `low_h`..`high_h` high (a point, when they are equal)."""
+    if shadow[k, 0] == 0.0:
+        return False
+    if shadow[k, 0] == 2.0:
+        return True
+    return low_u <= shadow[k, 1] or high_u >= shadow[k, 2] or low_h <= shadow[k, 3] or high_h >= shadow[k, 4]
+
+
+@numba.njit(cache=True, nogil=True)
 def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
-                offsets, faces, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
+                offsets, faces, bounds, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
     """The first stage of the sight search for n eyes, each looking at its target's template (placed by
     `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
     - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every
@@ -344,13 +326,15 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
       ends as `obstruction.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
       candidate part, entering or leaving it (so that a ray caster would see the part's surface).
     The other segments of eyes not hidden, in row-major order, are written to `origins`, `directions` and
-    `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3)."""
+    `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3). A part
+    is tried on a quad or a segment only where its shadow may fall (`_shadows`, from the parts' boxes `bounds`)."""
     quad = np.empty((4, 3))
     point = np.empty(3)
     span = np.empty(2, dtype=np.int64)
     height = np.empty(2, dtype=np.int64)
     roomy = np.empty(candidates.shape[1], dtype=np.bool_)
     eye_side = np.empty((candidates.shape[1], normals.shape[1]))
+    shadow = np.empty((candidates.shape[1], 5))
     patches_up = up.shape[0] - 1
     holder = np.zeros((cols.shape[0], lines.shape[0]), dtype=np.int64)  # the patches holding each point, as bits
     for i in range(across.shape[0] - 1):
@@ -363,8 +347,9 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
     for r in range(eyes.shape[0]):
         eye = eyes[r]
         _eye_sides(eye, candidates[r], normals, offsets, faces, trim, roomy, eye_side)
+        _shadows(eye, candidates[r], bounds, centres[r], z[r], axis[r], shadow)
         span[0], span[1], height[0], height[1] = 0, cells[0], 0, cells[1]
-        hidden[r] = _quad_blind(eye, roomy, centres[r], z[r], axis[r], half_width, pitch, span, height,
+        hidden[r] = _quad_blind(eye, roomy, shadow, centres[r], z[r], axis[r], half_width, pitch, span, height,
                                 candidates[r], normals, offsets, faces, trim, quad)
         if hidden[r]:
             continue
@@ -373,8 +358,8 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
             for j in range(patches_up):
                 span[0], span[1], height[0], height[1] = across[i], across[i + 1], up[j], up[j + 1]
                 q = i * patches_up + j
-                proved[r, q] = _quad_blind(eye, roomy, centres[r], z[r], axis[r], half_width, pitch, span, height,
-                                           candidates[r], normals, offsets, faces, trim, quad)
+                proved[r, q] = _quad_blind(eye, roomy, shadow, centres[r], z[r], axis[r], half_width, pitch, span,
+                                           height, candidates[r], normals, offsets, faces, trim, quad)
                 if proved[r, q]:
                     bits |= 1 << q
         for a in range(cols.shape[0]):
@@ -385,9 +370,11 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
                 _lattice_point(centres[r], z[r], axis[r], half_width, pitch, cols[a], lines[b], trim, point)
                 length = math.sqrt((point[0] - eye[0, 0]) ** 2 + (point[1] - eye[0, 1]) ** 2
                                    + (point[2] - eye[0, 2]) ** 2)
+                at_u, at_h = -half_width + cols[a] * pitch[0], max(lines[b] * pitch[1], trim)
                 for k in range(candidates.shape[1]):
                     p = candidates[r, k]
-                    if p >= 0 and _passes_through(eye_side[k], point, length, trim, normals[p], offsets[p], faces[p]):
+                    if (p >= 0 and not _outside(shadow, k, at_u, at_u, at_h, at_h)
+                            and _passes_through(eye_side[k], point, length, trim, normals[p], offsets[p], faces[p])):
                         blocked[r, a, b] = True
                         break
                 if not blocked[r, a, b]:
@@ -408,7 +395,8 @@ def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes
                   shooters.candidates, *parts, trim, out)
 
 
-def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes, trim: float, out: Screened) -> int:
+def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes, bounds: np.ndarray, trim: float,
+                out: Screened) -> int:
     """The first stage of the sight search for n eyes (see `_screen_eyes`); returns how many segments it left to
     cast in `out`."""
-    return _screen_eyes(eyes.points, *templates, *sample, eyes.candidates, *parts, trim, *out)
+    return _screen_eyes(eyes.points, *templates, *sample, eyes.candidates, *parts, bounds, trim, *out)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.sight.kernels import Planes, Shooters, Spans, Tiles, hidden_tiles
+from lofkit.sight.kernel_args import Planes, Shooters, Spans, Tiles
+from lofkit.sight.kernels import hidden_tiles
 from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, headings, to_world
 from lofkit.sight.obstruction import inside_zero_visibility
 

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from lofkit.sight.kernels import Eyes, Planes, Sample, Screened, Templates, screen_eyes
+from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened, Templates
+from lofkit.sight.kernels import screen_eyes
 from lofkit.sight.lattice import END_TRIM, Lattice
 from lofkit.sight.obstruction import Segments
 from lofkit.sight.rows import EyeRows
@@ -62,7 +63,7 @@ def screen(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray, cols: np.nd
     parts = world.convex_parts
     eyes = Eyes(np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(candidates))
     cast = screen_eyes(eyes, _templates(world, lattice, rows, axis), Sample(across, up, cols, lines),
-                       Planes(parts.normals, parts.offsets, parts.faces), END_TRIM,
+                       Planes(parts.normals, parts.offsets, parts.faces), parts.bounds, END_TRIM,
                        Screened(hidden, proved, blocked_points, origins, directions, lengths))
     return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])
 
