@@ -78,6 +78,22 @@ CASES = {
                                      "deployment_zones[1].side", "cannot be part of a file name"),
     "zone side with a backslash": (scene_data([], deployment_zones=_zones("red\\blue")), "deployment_zones[0].side",
                                    "without '/', '\\', '..' or control characters"),
+    "silhouette true": (scene_data([trooper("a", 100, 100, silhouette=True)]), "troopers[0].silhouette",
+                        "expected a number, got true; write a number, not true or false"),
+    "scale false": (scene_data([], [{**BOX, "scale": False}]), "terrain[0].scale", "expected a number, got false"),
+    "scale item true": (scene_data([], [{**BOX, "scale": [1, True, 1]}]), "terrain[0].scale[1]",
+                        "expected a number, got true"),
+    "version true": ({**scene_data(), "lofkit": True}, "lofkit", "expected a number, got true"),
+    "id a number": (scene_data([trooper(12, 100, 100)]), "troopers[0].id",
+                    'expected text, got the number 12; write it in quotes: id: "12"'),
+    "terrain id a number": (scene_data([], [{**BOX, "id": 7.5}]), "terrain[0].id", 'write it in quotes: id: "7.5"'),
+    "rotation a list with a bad item": (scene_data([], [BOX, {**BOX, "id": "b", "rotation": [0, 0, "x"]}]),
+                                        "terrain[1].rotation", "a rotation is one angle about z or a mapping {x, y, z}, "
+                                        "not a list (got [0, 0, 'x']); write e.g. `rotation: 90`"),
+    "rotation a list of two": (scene_data([], [{**BOX, "rotation": [1, 2]}]), "terrain[0].rotation",
+                               "not a list (got [1, 2])"),
+    "rotation not an angle": (scene_data([], [{**BOX, "rotation": "x"}]), "terrain[0].rotation",
+                              "expected an angle in degrees, got 'x'"),
 }
 
 
@@ -232,12 +248,13 @@ def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path, run_cli):
     assert result.exit_code == 2 and "line 3: byte 0xe9 is not UTF-8 text; save the file as UTF-8" in result.stderr
 
 
-def test_a_value_a_union_tries_several_ways_gets_one_message(tmp_path, run_cli):
+@pytest.mark.parametrize(("scale", "where"), [(0, "terrain[0].scale"), ([1, 0, 1], "terrain[0].scale[1]")])
+def test_a_value_a_union_tries_several_ways_gets_one_message(tmp_path, run_cli, scale, where):
     """A scale is a number or [x, y, z]: a scale of 0 is a number that is too small, not also "not a valid tuple"
-    (nor placed at pydantic's "scale.constrained-float")."""
-    path = write_scene(tmp_path, scene_data([], [{**BOX, "scale": 0}]))
+    (nor placed at pydantic's "scale.constrained-float"); a list with an item of 0 is not also "not a number"."""
+    path = write_scene(tmp_path, scene_data([], [{**BOX, "scale": scale}]))
     errors = [line for line in run_cli("validate", path).stderr.splitlines() if line.startswith("error")]
-    assert len(errors) == 1 and "terrain[0].scale: Input should be greater than 0" in errors[0]
+    assert len(errors) == 1 and f"{where}: Input should be greater than 0" in errors[0]
 
 
 def test_a_table_picture_cut_short_is_refused_by_validate(tmp_path, run_cli):

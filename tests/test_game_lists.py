@@ -144,6 +144,26 @@ def test_every_problem_of_a_malformed_list_with_its_place(tmp_path):
         army_from_data(army_data([trooper("a"), trooper("a")]))
 
 
+@pytest.mark.parametrize(("profile", "place", "says"), [
+    ({"wip": 99}, "units.line.wip", "99 is out of range: a profile value is 0 to 30; give the value from the unit's"),
+    ({"wip": -3}, "units.line.wip", "-3 is out of range: a profile value is 0 to 30"),
+    ({"bts": -3}, "units.line.bts", "-3 is out of range"),
+    ({"w": 31}, "units.line.w", "31 is out of range"),
+    ({"mov": [4, 40]}, "units.line.mov[1]", "40 is out of range"),
+    ({"bs": True}, "units.line.bs", "expected a number, got true"),
+])
+def test_a_profile_value_out_of_range_or_true_is_refused_with_its_place(tmp_path, run_cli, profile, place, says):
+    path = tmp_path / "list.yaml"
+    path.write_text(yaml.safe_dump(army_data(regulars(2, lieutenant=1), {"line": unit(**profile)})), encoding="utf-8")
+    result = run_cli("army", "check", path)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr and f"{path}: {place}: {says}" in result.stderr
+
+
+def test_profile_values_at_the_bounds_are_taken():
+    army = build_army(regulars(2, lieutenant=1), {"line": unit(wip=30, bts=0, mov=[0, 30], w=30)})
+    assert (army.units["line"].wip, army.units["line"].w) == (30, 30)
+
+
 def test_army_check_answers_in_json_and_refuses_bad_files(tmp_path, run_cli):
     result = run_cli("army", "check", ARMIES / "blue.yaml", "--json")
     document = json.loads(result.stdout)

@@ -25,7 +25,7 @@ from pydantic import (
 
 from lofkit.errors import Problem, SceneError
 from lofkit.scene.loading import read_document, validation_problems
-from lofkit.scene.model import duplicate_ids
+from lofkit.scene.model import NOT_A_BOOL, Version, duplicate_ids
 from lofkit.scene.silhouettes import SILHOUETTES
 
 TroopType = Literal["LI", "MI", "HI", "SK", "WB", "REM", "TAG", "SU"]
@@ -45,8 +45,26 @@ States = Annotated[
                     "description": "one state, or a list of them"}),
 ]
 """A trooper's states in a game: one (`state: unconscious`) or several."""
-Ava = Annotated[int, Field(ge=0)] | Literal["total"]
+Ava = Annotated[int, Field(ge=0), NOT_A_BOOL] | Literal["total"]
 """How many troopers of a unit a list may hold: a number, or `total` (no limit)."""
+PROFILE_MAX = 30
+"""The largest profile value (MOV, CC, BS, PH, WIP, ARM, BTS, W, STR) a list may give: real profiles stay near 20
+and below, so a larger one is a typo."""
+
+
+def _profile_value(value: object) -> object:
+    """A number out of range, said with the whole range (pydantic's constraints would name one bound)."""
+    if isinstance(value, int | float) and not 0 <= value <= PROFILE_MAX:
+        raise ValueError(f"{value} is out of range: a profile value is 0 to {PROFILE_MAX}; give the value from the "
+                         "unit's profile")
+    return value
+
+
+_IN_PROFILE = BeforeValidator(_profile_value)
+Attribute = Annotated[int, Field(ge=0, le=PROFILE_MAX), NOT_A_BOOL, _IN_PROFILE]
+"""A value of a unit's profile, 0..PROFILE_MAX."""
+Wounds = Annotated[int, Field(ge=1, le=PROFILE_MAX), NOT_A_BOOL, _IN_PROFILE]
+"""W or STR, 1..PROFILE_MAX."""
 
 
 class ArmyError(SceneError):
@@ -70,8 +88,8 @@ class Option(_Model):
     """One option row of a profile: its cost and SWC belong to it, not to the unit."""
 
     name: str
-    cost: Annotated[int, Field(ge=0)]
-    swc: float | str = 0.0
+    cost: Annotated[int, Field(ge=0), NOT_A_BOOL]
+    swc: Annotated[float, NOT_A_BOOL] | str = 0.0
     """Support Weapon Cost, a multiple of 0.5; `"+X"` gives X extra SWC to the list instead (and costs 0)."""
     lieutenant: bool = False
     """The Lieutenant option: a trooper taking it is the list's Lieutenant."""
@@ -114,16 +132,16 @@ class Unit(_Model):
     sectorial_ava: dict[str, Ava] = {}
     joins_alien_factions: bool = False
     """A Mercenary unit that may join an alien faction's list anyway."""
-    mov: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] = (4, 4)
-    cc: int = 0
-    bs: int = 0
-    ph: int = 0
-    wip: int = 0
-    arm: int = 0
-    bts: int = 0
-    w: Annotated[int, Field(ge=1)] | None = None
-    str_: Annotated[int, Field(ge=1)] | None = Field(None, alias="str")
-    s: int = 2
+    mov: tuple[Attribute, Attribute] = (4, 4)
+    cc: Attribute = 0
+    bs: Attribute = 0
+    ph: Attribute = 0
+    wip: Attribute = 0
+    arm: Attribute = 0
+    bts: Attribute = 0
+    w: Wounds | None = None
+    str_: Wounds | None = Field(None, alias="str")
+    s: Annotated[int, NOT_A_BOOL] = 2
     skills: tuple[str, ...] = ()
     options: Annotated[tuple[Option, ...], Field(min_length=1)]
 
@@ -156,7 +174,7 @@ class ArmyTrooper(_Model):
     id: Annotated[str, Field(min_length=1)]
     unit: str
     option: str
-    group: Annotated[int, Field(ge=1)]
+    group: Annotated[int, Field(ge=1), NOT_A_BOOL]
     state: States = ()
     lieutenant: bool | None = None
     """Whether it is the Lieutenant; left out, its option says (`lieutenant: true`). Set it to make a special
@@ -175,11 +193,11 @@ class ArmyTrooper(_Model):
 class ArmyList(_Model):
     """An army list file (`lofkit_army: 1`)."""
 
-    lofkit_army: Literal[1]
+    lofkit_army: Version
     name: str = "army"
     faction: Faction
     sectorial: str | None = None
-    points: Annotated[int, Field(gt=0)]
+    points: Annotated[int, Field(gt=0), NOT_A_BOOL]
     """The agreed points limit."""
     units: dict[str, Unit]
     troopers: tuple[ArmyTrooper, ...] = ()

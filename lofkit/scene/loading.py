@@ -91,13 +91,17 @@ def place_of(loc: tuple) -> str:
 def validation_problems(exc: ValidationError, schema_command: str = "lofkit schema") -> list[Problem]:
     """pydantic's errors as problems, each once, with its place; an unknown key names the command that prints the
     file format's schema."""
-    def message(error: dict) -> str:
+    def message(place: str, error: dict) -> str:
         if error["type"] == "extra_forbidden":
             return f"unknown key '{error['loc'][-1]}'; check its spelling against the file format (`{schema_command}`)"
         if error["type"] == "missing":
             return "required field is missing"
         if error["type"] in ("tuple_type", "list_type"):
             return f"give a list, written [...] (got {error['input']!r})"
+        if error["type"] == "string_type" and type(error["input"]) in (int, float):  # `id: 12`, not `id: true`
+            quoted, name = f'"{error["input"]}"', place.rpartition(".")[2]
+            return (f"expected text, got the number {error['input']}; write it in quotes: "
+                    + (quoted if name.endswith("]") else f"{name}: {quoted}"))
         return error["msg"].removeprefix("Value error, ")
 
     errors = exc.errors()
@@ -105,13 +109,15 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
     typed = {place for place, error in zip(places, errors) if not error["type"].endswith("_type")}
 
     def misleading(place: str, error: dict) -> bool:
-        """Another way of a union when one way took the value's type; or a list "too short after validation"
-        because its items failed (their own messages say why)."""
+        """Another way of a union when one way took the value's type (its errors are at the place or inside it: a
+        scale of [1, 0, 1] is a list with a bad item, not also "not a number"); or a list "too short after
+        validation" because its items failed (their own messages say why)."""
+        inside = any(other.startswith((place + "[", place + ".")) for other in places)
         if error["type"].endswith("_type"):
-            return place in typed
-        return error["type"] == "too_short" and any(other.startswith(place + "[") for other in places)
+            return place in typed or inside
+        return error["type"] == "too_short" and inside
 
-    return list(dict.fromkeys(Problem(place, message(error)) for place, error in zip(places, errors)
+    return list(dict.fromkeys(Problem(place, message(place, error)) for place, error in zip(places, errors)
                               if not misleading(place, error)))
 
 

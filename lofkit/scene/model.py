@@ -42,11 +42,22 @@ def _z(value: object, info: ValidationInfo) -> float | str:
     return "auto" if value == "auto" else _length(value, info)
 
 
+def _not_a_bool(value: object) -> object:
+    """YAML's `true` and `false` are no numbers (pydantic would take them as 1 and 0)."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got {str(value).lower()}; write a number, not true or false")
+    return value
+
+
 def _point3(value: object) -> object:
     """A terrain position may leave out z (it then stands on the table)."""
     return [*value, 0] if isinstance(value, (list, tuple)) and len(value) == 2 else value
 
 
+NOT_A_BOOL = BeforeValidator(_not_a_bool)
+"""The last mark of every plain number's type, after its constraints (before them, they would leave the JSON
+Schema): `Annotated[int, Field(ge=0), NOT_A_BOOL]`. Lengths and angles refuse `true` and `false` as they parse."""
+Version = Annotated[Literal[1], NOT_A_BOOL]
 Length = Annotated[float, BeforeValidator(_length), WithJsonSchema(LENGTH_SCHEMA)]
 PositiveLength = Annotated[Length, Field(gt=0)]
 NonNegativeLength = Annotated[Length, Field(ge=0)]
@@ -143,8 +154,14 @@ class Orientation(_Model):
 
 
 def _orientation(value: object) -> object:
-    """`rotation: N` turns a piece about z; `rotation: {x, y, z}` about the table's fixed x, then y, then z."""
-    return value if isinstance(value, (dict, Orientation)) else {"z": value}
+    """`rotation: N` turns a piece about z; `rotation: {x, y, z}` about the table's fixed x, then y, then z. A bad
+    N is said at `rotation`, where it is written."""
+    if isinstance(value, (dict, Orientation)):
+        return value
+    if isinstance(value, (list, tuple)):
+        raise ValueError(f"a rotation is one angle about z or a mapping {{x, y, z}}, not a list (got {value!r}); "
+                         "write e.g. `rotation: 90` or `rotation: {x: 0, y: 0, z: 90}`")
+    return {"z": parse_angle(value)}
 
 
 _ANGLE_SCHEMA = {"type": "number", "description": "degrees"}
@@ -172,8 +189,8 @@ class Terrain(_Model):
     up_axis: Literal["z", "y"] | None = None
     position: Point3 = (0.0, 0.0, 0.0)
     rotation: Rotation = Field(default=Orientation(), json_schema_extra={"default": 0.0})
-    scale: Annotated[float, Field(gt=0, allow_inf_nan=False)] | tuple[
-        Annotated[float, Field(gt=0, allow_inf_nan=False)], ...
+    scale: Annotated[float, Field(gt=0, allow_inf_nan=False), NOT_A_BOOL] | tuple[
+        Annotated[float, Field(gt=0, allow_inf_nan=False), NOT_A_BOOL], ...
     ] = 1.0
     kind: TerrainKind = "solid"
     blocks_lof: bool | None = None
@@ -206,7 +223,7 @@ class Trooper(_Model):
     side: str | None = None
     neutral: bool = False
     marker: bool = False
-    silhouette: int | None = None
+    silhouette: Annotated[int, NOT_A_BOOL] | None = None
     base: PositiveLength | None = None
     height: PositiveLength | None = None
     position: Point2
@@ -244,7 +261,7 @@ class Trooper(_Model):
 class Scene(_Model):
     """A whole table: terrain, troopers and deployment zones, lengths in mm."""
 
-    lofkit: Literal[1]
+    lofkit: Version
     units: Literal["mm", "cm", "in"] = "mm"
     table: Table = Table()
     base_contact_tolerance: NonNegativeLength = 0.5
