@@ -492,7 +492,11 @@ def test_cli_lanes_json(tmp_path, run_cli):
         (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--executor", "bogus"), "unknown executor"),
         (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--cell-size", "400mm"),
          "larger than the table"),
-        (("lanes", "{scene}", "--zones", "blue"), "two deployment zones"),
+        (("lanes", "{scene}", "--zones", "blue"), "two deployment zones (the scene's zones: blue, red); write two "
+                                                  "of them with a comma, e.g. --zones blue,red"),
+        (("lanes", "{scene}", "--zones", "blue,green"), "--zones blue,green: no deployment zone for side 'green' "
+                                                        "(the scene's zones: blue, red); write two of them"),
+        (("lanes", "{bare}"), "two deployment zones (the scene's zones: none); add a zone per side"),
         (("lanes", "{scene}", "--zones", "blue,blue"), "two different zones"),
         (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.txt"), "ending in .png"),
         (("heatmap", "{scene}", "--zone", "blue", "-o", "{out}/h.png", "--counts", "{out}/c.csv"), "ending in .npy"),
@@ -502,7 +506,7 @@ def test_cli_lanes_json(tmp_path, run_cli):
          "give a larger --viewer-spacing"),
     ],
     ids=["unknown-zone", "no-zones", "cell-size-abc", "silhouette-9", "executor-bogus", "cell-too-big", "one-zone",
-         "same-zone", "not-png", "counts-not-npy", "dask-no-port", "viewers-too-many"],
+         "unknown-lanes-zone", "lanes-no-zones", "same-zone", "not-png", "counts-not-npy", "dask-no-port", "viewers-too-many"],
 )
 def test_cli_bad_input_exits_2_with_a_message(args, message, tmp_path, run_cli):
     scene = write_scene(tmp_path, table(), "zoned.yaml")

@@ -335,6 +335,14 @@ def test_retreat_by_the_callers_threshold_below_the_victory_points(run_cli, tmp_
         assert (document["victory_points"], document["retreat"]) == (20, retreat)
 
 
+@pytest.mark.parametrize("below", ["0", "301", "1000000000"])
+def test_a_retreat_threshold_outside_the_lists_points_is_refused_with_the_range(run_cli, tmp_path, below):
+    path = write_list(tmp_path, regulars(2, lieutenant=1))
+    result = run_cli("orders", path, "--retreat-below", below)
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.output
+    assert f"{path}: --retreat-below {below}: give a threshold from 1 to 300, the list's points limit" in result.stderr
+
+
 def test_orders_turn_start_leaves_out_impetuous_deployments(run_cli, tmp_path):
     path = write_list(tmp_path, [trooper("t1", option="Lieutenant"),
                                  trooper("h1", unit_name="hothead", state="deployed_by_impetuous_order")])

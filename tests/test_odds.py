@@ -75,3 +75,10 @@ def test_check_with_odds(run_cli):
     hidden = run_cli("check", RULEBOOK, "fusilier", "spektr", "--odds", "12x3 vs 11x1", "--json")
     assert json.loads(hidden.stdout)["odds"] is None
     assert "no attack" in run_cli("check", RULEBOOK, "fusilier", "spektr", "--odds", "12x3 vs 11x1").stdout
+
+
+@pytest.mark.parametrize("flag", ["--range-mods", "--reply-range-mods"])
+def test_range_mods_without_odds_are_refused_not_ignored(run_cli, flag):
+    result = run_cli("check", RULEBOOK, "fusilier", "iguana", flag, "+3,0,-3")
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert f"{flag} needs --odds" in result.stderr and f"or leave {flag} out" in result.stderr

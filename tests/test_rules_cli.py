@@ -39,6 +39,12 @@ def test_disperse_bad_input(run_cli, args):
     assert result.exit_code == 2 and result.stderr.startswith("error:") and "Traceback" not in result.output
 
 
+def test_disperse_roll_and_all_together_say_they_cannot_be_used_together(run_cli):
+    result = run_cli("disperse", TABLE_A, "blue-1", "--at", "14in,22in", "--roll", "3", "--all")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--roll 3 and --all cannot be used together: --roll answers for one d20 result" in result.stderr
+
+
 def test_deploy_check_lists_each_problem(run_cli):
     document = json.loads(run_cli("deploy-check", DEPLOY, "--json").stdout)
     assert document["ok"] is False

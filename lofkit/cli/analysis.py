@@ -169,10 +169,17 @@ def _picture_path(output: str | None) -> None:
 
 
 def _two_sides(world, zones: str | None) -> tuple[str, str]:
+    """`--zones A,B`, each one of the scene's zone sides (default: its first two zones)."""
     known = list(dict.fromkeys(z.side for z in world.scene.deployment_zones))
     sides = [s.strip() for s in zones.split(",")] if zones else known[:2]
-    if len(sides) != 2:
-        raise LofkitError("lanes need two deployment zones: give --zones A,B, or add zones to the scene")
+    unknown = [side for side in sides if side not in known]
+    if len(sides) != 2 or unknown:
+        given = f"--zones {zones}: " if zones else ""
+        problem = f"no deployment zone for side '{unknown[0]}'" if len(sides) == 2 else "lanes need two deployment zones"
+        how = (f"write two of them with a comma, e.g. --zones {known[0]},{known[1]}" if len(known) > 1
+               else "add a zone per side under deployment_zones")
+        raise LofkitError(f"{world.scene.source or 'the scene'}: {given}{problem} (the scene's zones: "
+                          f"{', '.join(known) or 'none'}); {how}")
     return sides[0], sides[1]
 
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from lofkit.cli.common import emit_json, err, json_option, load_world, out, scene_argument
 from lofkit.cli.dice import print_distribution
 from lofkit.dice.odds import duel_odds, parse_duel, situational_mods
+from lofkit.errors import LofkitError
 from lofkit.rules import lof
 from lofkit.rules.measure import range_band
 from lofkit.units import to_inches
@@ -31,6 +32,10 @@ def _point(xyz) -> str:
 def check(scene: str, shooter: str, target: str, duel: str | None, range_mods: str | None,
           reply_range_mods: str | None, as_json: bool) -> None:
     """Line of Fire from SHOOTER to TARGET, with its evidence."""
+    for flag, given in (("--range-mods", range_mods), ("--reply-range-mods", reply_range_mods)):
+        if given is not None and not duel:
+            raise LofkitError(f"{flag} needs --odds (its MODs change the rolls of the odds); add e.g. --odds "
+                              f"\"12x3 vs 11x1\" or leave {flag} out")
     world = load_world(scene, quiet=as_json)
     attack, reply = parse_duel(duel) if duel else (None, None)
     a, b = world.troopers.index(shooter), world.troopers.index(target)

@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from lofkit.cli.common import emit_json, json_option, out
+from lofkit.errors import LofkitError
 from lofkit.game.army import load_army
 from lofkit.game.orders import OrderCount, check_list_for_orders, count_orders, in_retreat
 from lofkit.game.turn import STEP_NAMES, turn_sequence
@@ -70,13 +71,16 @@ def print_count(count: OrderCount, name: str) -> None:
 @click.option("--turn-start", is_flag=True,
               help="The count at the Tactical phase itself, before the Impetuous phase: troopers marked "
                    "deployed_by_impetuous_order bring only the Impetuous order that deploys them.")
-@click.option("--retreat-below", type=click.IntRange(min=1), metavar="VP",
+@click.option("--retreat-below", type=int, metavar="VP",
               help="The army is in Retreat! when its Victory Points (the cost of its troopers not in a Null state) "
-                   "are below VP: the threshold your game uses.")
+                   "are below VP: the threshold your game uses, 1 to the list's points.")
 @json_option
 def orders(army_list: str, retreat: bool, turn_start: bool, retreat_below: int | None, as_json: bool) -> None:
     """The orders of LIST's turn: a Regular pool per combat group, Irregular, Impetuous and Lieutenant orders."""
     army = load_army(army_list)
+    if retreat_below is not None and not 1 <= retreat_below <= army.points:
+        raise LofkitError(f"{army_list}: --retreat-below {retreat_below}: give a threshold from 1 to {army.points}, "
+                          "the list's points limit (a legal list never has more Victory Points)")
     check_list_for_orders(army, army_list)
     retreat = retreat or (retreat_below is not None and in_retreat(army, retreat_below))
     count = count_orders(army, retreat=retreat, turn_start=turn_start)

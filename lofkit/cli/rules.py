@@ -76,7 +76,10 @@ def disperse(scene: str, element: str, at_text: str, roll: int | None, all_rolls
     from lofkit.rules.dispersion import disperse as disperse_one
     from lofkit.rules.dispersion import disperse_all
 
-    if (roll is None) == (not all_rolls):
+    if roll is not None and all_rolls:
+        raise LofkitError(f"--roll {roll} and --all cannot be used together: --roll answers for one d20 result, --all "
+                          "for all 20; give one of them")
+    if roll is None and not all_rolls:
         raise LofkitError("give --roll N (1..20) or --all")
     world = load_world(scene, quiet=as_json)
     at = point_option(at_text, "--at", world.scene.units)
