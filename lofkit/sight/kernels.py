@@ -27,7 +27,10 @@ NONZERO = 1e-12
 ON_AXIS = 1e-12
 """Squared horizontal distance (mm^2) within which an eye stands on a template's axis (no side to face)."""
 SHADOW_SLACK = 1e-6
-"""mm by which `_shadows` errs on the side of "may hide" (float rounding is far smaller)."""
+"""mm by which `_shadows` errs on the side of "may hide", on the template and in depth."""
+BOX_PAD = 1e-5
+"""mm by which `_shadows` grows a part's box before projecting it: a part's planes are rounded to 9 decimals, so a
+part may reach up to ~1e-6 mm past the box of the corners it was made from."""
 TILE_PIECES = (4, 2)
 """Pieces (across, up) a tile of eyes splits the templates it looks at into when no single part hides them all
 (`_hidden_tiles`): each piece may then be hidden by a part of its own, as where the seam between two inner boxes of a
@@ -211,7 +214,7 @@ def _quad_blind(eye, roomy, shadow, centre, z, axis, half_width, pitch, cols, li
                 faces, trim, quad) -> bool:
     """Whether one candidate part is crossed by every segment from the eye to the lattice quad spanning columns
     cols[0]..cols[1] and lines lines[0]..lines[1], with `trim` as the margin (`roomy[k]`: candidate k keeps the
-    eye farther than that outside one of its planes)."""
+    eye farther than that outside one of its planes; `shadow[k]`: where it may hide anything, see `_shadows`)."""
     for k in range(4):
         _lattice_point(centre, z, axis, half_width, pitch, cols[1 if k == 1 or k == 2 else 0], lines[k // 2], trim,
                        quad[k])
@@ -283,9 +286,9 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
         near, far = math.inf, -math.inf
         least_u, most_u, least_h, most_h = math.inf, -math.inf, math.inf, -math.inf
         for c in range(8):
-            x = bounds[p, 3 if c & 1 else 0] - eye[0, 0]
-            y = bounds[p, 4 if c & 2 else 1] - eye[0, 1]
-            h = bounds[p, 5 if c & 4 else 2] - eye[0, 2]
+            x = (bounds[p, 3] + BOX_PAD if c & 1 else bounds[p, 0] - BOX_PAD) - eye[0, 0]
+            y = (bounds[p, 4] + BOX_PAD if c & 2 else bounds[p, 1] - BOX_PAD) - eye[0, 1]
+            h = (bounds[p, 5] + BOX_PAD if c & 4 else bounds[p, 2] - BOX_PAD) - eye[0, 2]
             s = x * normal_x + y * normal_y
             near, far = min(near, s), max(far, s)
             if s > 0:
