@@ -206,3 +206,24 @@ def test_generate_refuses_a_folder_that_cannot_be_written_before_any_work(run_cl
     monkeypatch.setattr("lofkit.design.generate.make_brief", _no_work)
     result = run_cli("generate", "--target", "safe_share>=0.05", "-o", "/proc/layouts")
     assert result.exit_code == 2 and "cannot write /proc/layouts" in result.stderr, result.output
+
+
+def test_a_file_that_is_there_is_replaced_in_a_folder_that_takes_no_new_file(tmp_path, monkeypatch):
+    """Replacing a file writes it in place, so only the file must take writing: a folder that takes no new file (as
+    a read-only folder holding a writable file) refuses a new name, with the folder named, but not `--force` over
+    a file that is there."""
+    import tempfile
+
+    from lofkit.errors import LofkitError
+    from lofkit.exchange.output import check_output_file
+
+    def no_new_file(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_new_file)
+    there = tmp_path / "pic.png"
+    there.write_bytes(b"old")
+    check_output_file(there, overwrite=True)
+    assert there.read_bytes() == b"old"
+    with pytest.raises(LofkitError, match=f"the folder {tmp_path} takes no new file"):
+        check_output_file(tmp_path / "new.png", overwrite=True)

@@ -115,7 +115,8 @@ def scene_inputs(*scenes: str) -> list[Path]:
 
 def check_outputs(paths, force: bool, inputs=()) -> None:
     """Before any work: refuse to replace an output file that is already there without --force, ever to replace
-    an input, or to write under a file (`exchange.output`'s policy: nothing a user made is replaced unasked)."""
+    an input, to write under a file, or where nothing can be written (`exchange.output`'s policy: nothing a user
+    made is replaced unasked)."""
     with naming({"overwrite": "--force"}):
         check_output_files([Path(p) for p in paths if p is not None], force, inputs)
 

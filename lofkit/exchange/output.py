@@ -57,13 +57,22 @@ def _existing_folder(path: Path) -> Path:
 
 
 def _check_writable(folder: Path, path: Path) -> None:
-    """Refuse, before any work, a `folder` that takes no new file (read-only, no permission, /proc): `path` could
-    not be written there. The probe is a nameless file where the system has them, else one removed at once."""
+    """Refuse, before any work, to write `path`: a file that is there must take writing (it is replaced in place);
+    otherwise `folder` must take a new file (not read-only, not /proc). The probes change nothing: the file is
+    opened to append nothing, and the new file is a nameless one where the system has them, else removed at once."""
+    try:
+        if path.is_file():
+            with path.open("ab"):
+                pass
+            return
+    except OSError as exc:
+        raise LofkitError(f"cannot write {path}: {exc.strerror or exc}; make it writable or give another name") from None
     try:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise LofkitError(f"cannot write {path}: the folder {folder} takes no new file ({exc.strerror or exc}); "
+                          "give a folder you can write to") from None
 
 
 def _is_input(path: Path, inputs: Collection[Path | str]) -> bool:
@@ -131,7 +140,7 @@ def write_bytes(path: Path | str, data: bytes) -> None:
         make_folder(path.parent)
         path.write_bytes(data)
     except OSError as exc:
-        raise LofkitError(f"cannot write {path}: {exc.strerror}") from None
+        raise LofkitError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def write_text(path: Path | str, text: str) -> None:
