@@ -85,8 +85,9 @@ CASES = {
                         "expected a number, got true"),
     "version true": ({**scene_data(), "lofkit": True}, "lofkit", "expected a number, got true"),
     "id a number": (scene_data([trooper(12, 100, 100)]), "troopers[0].id",
-                    'expected text, got the number 12; write it in quotes: id: "12"'),
-    "terrain id a number": (scene_data([], [{**BOX, "id": 7.5}]), "terrain[0].id", 'write it in quotes: id: "7.5"'),
+                    'expected text, got the number 12 (YAML reads unquoted digits as a number); put it in quotes'),
+    "terrain id a number": (scene_data([], [{**BOX, "id": 7.5}]), "terrain[0].id",
+                            "got the number 7.5 (YAML reads unquoted digits"),
     "rotation a list with a bad item": (scene_data([], [BOX, {**BOX, "id": "b", "rotation": [0, 0, "x"]}]),
                                         "terrain[1].rotation", "a rotation is one angle about z or a mapping {x, y, z}, "
                                         "not a list (got [0, 0, 'x']); write e.g. `rotation: 90`"),

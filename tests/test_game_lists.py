@@ -145,10 +145,11 @@ def test_every_problem_of_a_malformed_list_with_its_place(tmp_path):
 
 
 @pytest.mark.parametrize(("profile", "place", "says"), [
-    ({"wip": 99}, "units.line.wip", "99 is out of range: a profile value is 0 to 30; give the value from the unit's"),
-    ({"wip": -3}, "units.line.wip", "-3 is out of range: a profile value is 0 to 30"),
+    ({"wip": 99}, "units.line.wip", "99 is out of range: this profile value is 0 to 30; give the value from the unit's"),
+    ({"wip": -3}, "units.line.wip", "-3 is out of range: this profile value is 0 to 30"),
     ({"bts": -3}, "units.line.bts", "-3 is out of range"),
-    ({"w": 31}, "units.line.w", "31 is out of range"),
+    ({"w": 31}, "units.line.w", "31 is out of range: this profile value is 1 to 30"),
+    ({"w": 0}, "units.line.w", "0 is out of range: this profile value is 1 to 30"),
     ({"mov": [4, 40]}, "units.line.mov[1]", "40 is out of range"),
     ({"bs": True}, "units.line.bs", "expected a number, got true"),
 ])

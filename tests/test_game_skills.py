@@ -109,6 +109,12 @@ def test_a_catalogue_names_the_place_of_each_problem():
     assert places == {"skills.Move.category", "skills.Move.assumed[0]"} and "mine.yaml" in str(caught.value)
 
 
+def test_a_catalogue_version_written_true_is_refused():
+    """YAML's `true` is no version number (pydantic would take it as 1)."""
+    with pytest.raises(CatalogueError, match="expected a number, got true"):
+        catalogue_from_data({**_catalogue(), "lofkit_skills": True})
+
+
 def test_a_catalogue_needs_idle_as_a_short_movement_skill():
     data = _catalogue()
     data["skills"]["Idle"]["category"] = "short"

@@ -52,18 +52,20 @@ PROFILE_MAX = 30
 and below, so a larger one is a typo."""
 
 
-def _profile_value(value: object) -> object:
-    """A number out of range, said with the whole range (pydantic's constraints would name one bound)."""
-    if isinstance(value, int | float) and not 0 <= value <= PROFILE_MAX:
-        raise ValueError(f"{value} is out of range: a profile value is 0 to {PROFILE_MAX}; give the value from the "
-                         "unit's profile")
-    return value
+def _profile_range(least: int) -> BeforeValidator:
+    """A profile value from `least` to `PROFILE_MAX`: a number out of range is said with the whole range (pydantic's
+    constraints would name one bound)."""
+    def check(value: object) -> object:
+        if isinstance(value, int | float) and not isinstance(value, bool) and not least <= value <= PROFILE_MAX:
+            raise ValueError(f"{value} is out of range: this profile value is {least} to {PROFILE_MAX}; give the "
+                             "value from the unit's profile")
+        return value
+    return BeforeValidator(check)
 
 
-_IN_PROFILE = BeforeValidator(_profile_value)
-Attribute = Annotated[int, Field(ge=0, le=PROFILE_MAX), NOT_A_BOOL, _IN_PROFILE]
+Attribute = Annotated[int, Field(ge=0, le=PROFILE_MAX), _profile_range(0), NOT_A_BOOL]
 """A value of a unit's profile, 0..PROFILE_MAX."""
-Wounds = Annotated[int, Field(ge=1, le=PROFILE_MAX), NOT_A_BOOL, _IN_PROFILE]
+Wounds = Annotated[int, Field(ge=1, le=PROFILE_MAX), _profile_range(1), NOT_A_BOOL]
 """W or STR, 1..PROFILE_MAX."""
 
 

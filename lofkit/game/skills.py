@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from lofkit.errors import LofkitError, Problem, SceneError
 from lofkit.scene.loading import place_of
+from lofkit.scene.model import Version
 
 Category = Literal["short_movement", "short", "entire_order"]
 Value = Literal["category", "aro", "needs_lof", "zoc", "against_marker"]
@@ -63,7 +64,7 @@ class Skill(_Model):
 class Catalogue(_Model):
     """The skill catalogue file (`lofkit_skills: 1`): skills by name."""
 
-    lofkit_skills: Literal[1]
+    lofkit_skills: Version
     skills: dict[str, Skill]
 
     @model_validator(mode="after")

@@ -91,7 +91,7 @@ def place_of(loc: tuple) -> str:
 def validation_problems(exc: ValidationError, schema_command: str = "lofkit schema") -> list[Problem]:
     """pydantic's errors as problems, each once, with its place; an unknown key names the command that prints the
     file format's schema."""
-    def message(place: str, error: dict) -> str:
+    def message(error: dict) -> str:
         if error["type"] == "extra_forbidden":
             return f"unknown key '{error['loc'][-1]}'; check its spelling against the file format (`{schema_command}`)"
         if error["type"] == "missing":
@@ -99,9 +99,8 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
         if error["type"] in ("tuple_type", "list_type"):
             return f"give a list, written [...] (got {error['input']!r})"
         if error["type"] == "string_type" and type(error["input"]) in (int, float):  # `id: 12`, not `id: true`
-            quoted, name = f'"{error["input"]}"', place.rpartition(".")[2]
-            return (f"expected text, got the number {error['input']}; write it in quotes: "
-                    + (quoted if name.endswith("]") else f"{name}: {quoted}"))
+            return (f"expected text, got the number {error['input']} (YAML reads unquoted digits as a number); put "
+                    "it in quotes exactly as you mean it, e.g. \"12\" or \"007\"")
         return error["msg"].removeprefix("Value error, ")
 
     errors = exc.errors()
@@ -117,7 +116,7 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
             return place in typed or inside
         return error["type"] == "too_short" and inside
 
-    return list(dict.fromkeys(Problem(place, message(place, error)) for place, error in zip(places, errors)
+    return list(dict.fromkeys(Problem(place, message(error)) for place, error in zip(places, errors)
                               if not misleading(place, error)))
 
 
