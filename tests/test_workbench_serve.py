@@ -210,7 +210,7 @@ def _refused(run_cli, *args) -> str:
 @pytest.mark.parametrize(("name", "text", "words"), [
     ("broken.json", "{not json", "line 1, column 2: not valid JSON"),
     ("empty.json", "{}", "not a Tabletop Simulator save"),
-    ("missing.json", None, "file not found"),
+    ("missing.json", None, "(file): file not found"),  # not known to be a save: the scene loader says it
 ])
 def test_a_save_it_cannot_open_exits_2_naming_the_file(tmp_path, run_cli, name, text, words):
     save = tmp_path / name
@@ -229,6 +229,21 @@ def test_a_scene_written_in_json_opens_as_a_scene_not_a_save(tmp_path):
     assert [t.id for t in scene.troopers] == ["a"] and folder == tmp_path.resolve()
     with pytest.raises(LofkitError, match="--mesh-cache is for a Tabletop Simulator save"):
         open_scene(str(path), str(tmp_path))
+
+
+def test_a_json_scene_is_opened_with_a_byte_order_mark_and_a_broken_one_is_told_in_a_scenes_words(tmp_path):
+    """Some Windows editors start UTF-8 files with a byte-order mark; a broken JSON scene gets the scene loader's
+    message (its line), not a save's."""
+    path = tmp_path / "table.json"
+    path.write_text("\ufeff" + json.dumps(scene_data([trooper("a", 100, 100)])), encoding="utf-8")
+    assert [t.id for t in open_scene(str(path), None)[0].troopers] == ["a"]
+    with pytest.raises(LofkitError, match="is a scene, so leave --mesh-cache out"):
+        open_scene(str(path), str(tmp_path))
+    path.write_text('{"lofkit": 1, "troopers": [', encoding="utf-8")
+    with pytest.raises(LofkitError) as caught:
+        open_scene(str(path), None)
+    assert "table.json" in str(caught.value) and "line 1" in str(caught.value)
+    assert "Tabletop Simulator" not in str(caught.value)
 
 
 def test_a_json_file_that_is_neither_a_scene_nor_a_save_is_said_to_be_neither(tmp_path):

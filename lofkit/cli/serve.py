@@ -11,6 +11,7 @@ phone on the same network, and then every request needs the random token printed
 from __future__ import annotations
 
 import ipaddress
+import json
 import secrets
 import socket
 import tempfile
@@ -24,7 +25,6 @@ from lofkit.cli.common import err, naming, prepare_parts, warn
 from lofkit.cli.imports import TTS_FLAGS, import_tts_command
 from lofkit.errors import LofkitError, SceneError
 from lofkit.exchange.messages import render
-from lofkit.exchange.tts_save import read_json
 from lofkit.scene.loading import load_scene, scene_from_data
 from lofkit.scene.model import Scene
 
@@ -50,7 +50,8 @@ def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]
     path = Path(source) if source is not None else None
     is_save = path is not None and path.suffix.lower() == ".json" and is_tts_save(path)
     if mesh_cache is not None and not is_save:
-        raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open")
+        raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open"
+                          + (f"; {source} is a scene, so leave --mesh-cache out" if path is not None else ""))
     if path is None:
         return scene_from_data({"lofkit": 1}), Path.cwd()  # the default table is 48" x 48"
     if is_save:
@@ -65,8 +66,12 @@ def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]
 
 def is_tts_save(path: Path) -> bool:
     """Whether a `.json` file is a Tabletop Simulator save (`ObjectStates` at its top level) rather than a scene
-    written in JSON (`lofkit`); the file is read once to tell, and one that is neither is refused."""
-    data = read_json(path)
+    written in JSON (`lofkit`); the file is read once to tell, and one that is neither is refused. A file that is
+    no JSON at all goes on as a scene, whose loader says where it breaks."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError):  # ValueError: not UTF-8 text, or not JSON
+        return False
     if isinstance(data, dict) and ("ObjectStates" in data or "lofkit" in data):
         return "ObjectStates" in data
     raise LofkitError(f"{path}: not a Tabletop Simulator save (no `ObjectStates` at the top level) nor a scene (no "

@@ -49,7 +49,7 @@ def read_document(path: Path) -> object:
     if kind is None:
         raise SceneError(path, [Problem("(file)", f"unknown extension '{path.suffix}'; use .yaml, .json or .toml")])
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as some Windows editors write, is no text
     except FileNotFoundError:
         raise SceneError(path, [Problem("(file)", "file not found")]) from None
     except UnicodeDecodeError as exc:
