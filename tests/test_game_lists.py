@@ -152,12 +152,14 @@ def test_every_problem_of_a_malformed_list_with_its_place(tmp_path):
     ({"w": 0}, "units.line.w", "0 is out of range: this profile value is 1 to 30"),
     ({"mov": [4, 40]}, "units.line.mov[1]", "40 is out of range"),
     ({"bs": True}, "units.line.bs", "expected a number, got true"),
+    ({"ava": True}, "units.line.ava", "expected a number, got true"),
 ])
 def test_a_profile_value_out_of_range_or_true_is_refused_with_its_place(tmp_path, run_cli, profile, place, says):
     path = tmp_path / "list.yaml"
     path.write_text(yaml.safe_dump(army_data(regulars(2, lieutenant=1), {"line": unit(**profile)})), encoding="utf-8")
     result = run_cli("army", "check", path)
     assert result.exit_code == 2 and "Traceback" not in result.stderr and f"{path}: {place}: {says}" in result.stderr
+    assert result.stderr.count(f"{path}: ") == 1  # one problem, not also another way's ("Input should be 'total'")
 
 
 def test_profile_values_at_the_bounds_are_taken():

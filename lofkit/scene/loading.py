@@ -83,7 +83,7 @@ def place_of(loc: tuple) -> str:
         if isinstance(part, int):
             text += f"[{part}]"
         elif not str(part).startswith(("function-", "tagged-union", "union[", "tuple[", "float", "str", "int",
-                                       "constrained-")):
+                                       "constrained-", "literal[")):
             text += f".{part}" if text else str(part)
     return text or "(top)"
 
@@ -107,11 +107,16 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
     places = [place_of(error["loc"]) for error in errors]
     typed = {place for place, error in zip(places, errors) if not error["type"].endswith("_type")}
 
+    worded = {place for place, error in zip(places, errors) if error["type"] != "literal_error"}
+
     def misleading(place: str, error: dict) -> bool:
         """Another way of a union when one way took the value's type (its errors are at the place or inside it: a
-        scale of [1, 0, 1] is a list with a bad item, not also "not a number"); or a list "too short after
-        validation" because its items failed (their own messages say why)."""
+        scale of [1, 0, 1] is a list with a bad item, not also "not a number"), or wanted a word (`ava: total`) when
+        another way says what is wrong; or a list "too short after validation" because its items failed (their own
+        messages say why)."""
         inside = any(other.startswith((place + "[", place + ".")) for other in places)
+        if error["type"] == "literal_error":
+            return place in worded
         if error["type"].endswith("_type"):
             return place in typed or inside
         return error["type"] == "too_short" and inside
