@@ -49,8 +49,10 @@ CASES = {
     "PLY face naming a missing vertex": (scene_data([], [_mesh_piece("bad.ply")]), "terrain[0].mesh",
                                          "a face naming a vertex it does not have"),
     "OBJ face naming a missing vertex": (scene_data([], [_mesh_piece("far.obj")]), "terrain[0].mesh",
-                                         "line 5: a face names vertex 9, but the file has only 3 vertices (an "
-                                         "OBJ counts them from 1)"),
+                                         "line 5: a face names vertex 9, but the file has 3 vertices, 3 of them "
+                                         "before this line (an OBJ counts them from 1"),
+    "OBJ face naming vertex 0": (scene_data([], [_mesh_piece("zero.obj")]), "terrain[0].mesh",
+                                 "line 5: a face names vertex 0, but the file has 3 vertices"),
     "mesh without area": (scene_data([], [_mesh_piece("flat.obj")]), "terrain[0].mesh", "no face with area"),
     "unsupported mesh format": (scene_data([], [_mesh_piece("model.dae")]), "terrain[0].mesh", "not a supported"),
     "two shapes": (
@@ -107,6 +109,7 @@ def scene_folder(tmp_path):
                                       "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
                                       "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 9\n")
     (tmp_path / "far.obj").write_text("v 0 0 0\nv 40 0 0\nv 0 40 0\nf 1 2 3\nf 1 2 9\n")
+    (tmp_path / "zero.obj").write_text("v 0 0 0\nv 40 0 0\nv 0 40 0\nf 1 2 3\nf 0 1 2\n")
     (tmp_path / "flat.obj").write_text("v 0 0 0\nv 40 0 0\nv 80 0 0\nf 1 2 3\nf 1 1 2\n")
     (tmp_path / "model.dae").write_text("<COLLADA/>")
     return tmp_path

@@ -7,6 +7,7 @@ polygon and a wall's `from`/`to` are written in that frame, a mesh file keeps it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -134,6 +135,8 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
         raise MeshFileError(named or f"cannot read '{path}' as a mesh: {exc}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshFileError(f"'{path}' has no faces: it is empty or not a {suffix[1:].upper()} mesh")
+    if suffix == ".obj" and _OBJ_ZERO.search(path.read_bytes()):  # trimesh takes vertex 0 as the last one
+        raise MeshFileError(_obj_missing_vertex(path) or f"'{path}' names vertex 0; an OBJ counts from 1")
     _check_faces(mesh, path)
     mesh.process()  # merges duplicate vertices, as loading with processing does
     mesh = trimesh.Trimesh(vertices=mesh.vertices.copy(), faces=mesh.faces.copy(), process=False)
@@ -159,18 +162,24 @@ def _check_faces(mesh: trimesh.Trimesh, path: Path) -> None:
                             "the mesh again")
 
 
+_OBJ_ZERO = re.compile(rb"^f[ \t][^\n]*?(?<=[ \t])0+(?=[/ \t\r\n]|$)", re.MULTILINE)
+"""A face naming vertex 0 in an OBJ file (it counts its vertices from 1)."""
+
+
 def _obj_missing_vertex(path: Path) -> str | None:
     """The first face of an OBJ file that names a vertex the file lacks, worded as the file counts its vertices
-    (from 1; negative: back from the last), or None."""
+    (from 1; negative: back from the last one read so far), or None."""
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    count = sum(line.split(maxsplit=1)[:1] == ["v"] for line in lines)
+    count, seen = sum(line.split(maxsplit=1)[:1] == ["v"] for line in lines), 0
     for number, line in enumerate(lines, start=1):
         words = line.split()
+        seen += words[:1] == ["v"]
         for word in words[1:] if words[:1] == ["f"] else []:
             index = word.split("/")[0]
-            if index.lstrip("-").isdigit() and not 1 <= abs(int(index)) <= count:
-                return (f"'{path}' line {number}: a face names vertex {index}, but the file has only {count} "
-                        "vertices (an OBJ counts them from 1); repair or export the mesh again")
+            if index.lstrip("-").isdigit() and not (1 <= int(index) <= count or 1 <= -int(index) <= seen):
+                return (f"'{path}' line {number}: a face names vertex {index}, but the file has {count} vertices, "
+                        f"{seen} of them before this line (an OBJ counts them from 1, or back from the last one "
+                        "read when negative); repair or export the mesh again")
     return None
 
 
