@@ -4,6 +4,7 @@ work, with exit status 2 and no traceback."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -180,50 +181,50 @@ def test_a_picture_named_in_upper_case_is_written_as_a_png(command, scene, tmp_p
     assert picture.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-needs_proc = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, where no file can be made")
-"""/proc takes no new file, even from root (for whom a folder's permissions do not stop writes)."""
-
-
-@needs_proc
-@pytest.mark.parametrize(("module", "args"), [
-    ("pictures", ("render", "{scene}", "-o", "/proc/x.png")),
-    ("imports", ("export", "{scene}", "-o", "/proc/x.glb")),
-    ("analysis", ("heatmap", "{scene}", "--zone", "red", "-o", "/proc/x.png", *QUICK)),
-    ("analysis", ("lanes", "{scene}", "-o", "/proc/x.png", *QUICK)),
-    ("analysis", ("compare", "{scene}", "{scene}", "-o", "/proc/x.png", *QUICK)),
-    ("analysis", ("analyze", "{scene}", "-o", "/proc/cards", *QUICK)),
-    ("pictures", ("report", "{scene}", "a", "b", "-o", "/proc/ruling")),
-], ids=lambda value: value if isinstance(value, str) else value[0])
-def test_an_output_that_cannot_be_written_is_refused_before_any_work(module, args, scene, run_cli, monkeypatch):
-    monkeypatch.setattr(f"lofkit.cli.{module}.load_world", _no_work)
-    result = run_cli(*(a.format(scene=scene) for a in args))
-    assert result.exit_code == 2 and "cannot write /proc/" in result.stderr, result.output
-    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
-
-
-@needs_proc
-def test_generate_refuses_a_folder_that_cannot_be_written_before_any_work(run_cli, monkeypatch):
-    monkeypatch.setattr("lofkit.design.generate.make_brief", _no_work)
-    result = run_cli("generate", "--target", "safe_share>=0.05", "-o", "/proc/layouts")
-    assert result.exit_code == 2 and "cannot write /proc/layouts" in result.stderr, result.output
-
-
-def test_a_file_that_is_there_is_replaced_in_a_folder_that_takes_no_new_file(tmp_path, monkeypatch):
-    """Replacing a file writes it in place, so only the file must take writing: a folder that takes no new file (as
-    a read-only folder holding a writable file) refuses a new name, with the folder named, but not `--force` over
-    a file that is there."""
-    import tempfile
-
-    from lofkit.errors import LofkitError
-    from lofkit.exchange.output import check_output_file
-
+@pytest.fixture
+def sealed(tmp_path, monkeypatch) -> Path:
+    """A folder that takes no new file, as a read-only folder or /proc does (made so for this test's probes, since a
+    folder's permissions do not stop root)."""
     def no_new_file(*args, **kwargs):
         raise PermissionError(1, "Operation not permitted")
 
     monkeypatch.setattr(tempfile, "TemporaryFile", no_new_file)
-    there = tmp_path / "pic.png"
+    return tmp_path
+
+
+@pytest.mark.parametrize(("module", "args"), [
+    ("pictures", ("render", "{scene}", "-o", "{sealed}/x.png")),
+    ("imports", ("export", "{scene}", "-o", "{sealed}/x.glb")),
+    ("analysis", ("heatmap", "{scene}", "--zone", "red", "-o", "{sealed}/x.png", *QUICK)),
+    ("analysis", ("lanes", "{scene}", "-o", "{sealed}/x.png", *QUICK)),
+    ("analysis", ("compare", "{scene}", "{scene}", "-o", "{sealed}/x.png", *QUICK)),
+    ("analysis", ("analyze", "{scene}", "-o", "{sealed}/cards", *QUICK)),
+    ("pictures", ("report", "{scene}", "a", "b", "-o", "{sealed}/ruling")),
+], ids=lambda value: value if isinstance(value, str) else value[0])
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(module, args, scene, sealed, run_cli,
+                                                                      monkeypatch):
+    monkeypatch.setattr(f"lofkit.cli.{module}.load_world", _no_work)
+    result = run_cli(*(a.format(scene=scene, sealed=sealed) for a in args))
+    assert result.exit_code == 2 and f"cannot write {sealed}/" in result.stderr, result.output
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_generate_refuses_a_folder_that_cannot_be_written_before_any_work(sealed, run_cli, monkeypatch):
+    monkeypatch.setattr("lofkit.design.generate.make_brief", _no_work)
+    result = run_cli("generate", "--target", "safe_share>=0.05", "-o", sealed / "layouts")
+    assert result.exit_code == 2 and f"cannot write {sealed / 'layouts'}" in result.stderr, result.output
+
+
+def test_a_file_that_is_there_is_replaced_in_a_folder_that_takes_no_new_file(sealed):
+    """Replacing a file writes it in place, so only the file must take writing: a folder that takes no new file (as
+    a read-only folder holding a writable file) refuses a new name, with the folder named, but not `--force` over
+    a file that is there."""
+    from lofkit.errors import LofkitError
+    from lofkit.exchange.output import check_output_file
+
+    there = sealed / "pic.png"
     there.write_bytes(b"old")
     check_output_file(there, overwrite=True)
     assert there.read_bytes() == b"old"
-    with pytest.raises(LofkitError, match=f"the folder {tmp_path} takes no new file"):
-        check_output_file(tmp_path / "new.png", overwrite=True)
+    with pytest.raises(LofkitError, match=f"the folder {sealed} takes no new file"):
+        check_output_file(sealed / "new.png", overwrite=True)
