@@ -18,6 +18,7 @@ from lofkit.exchange.messages import SettingError, render
 from lofkit.exchange.output import OutputFolderError, check_output_files, write_text
 from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene
+from lofkit.scene.model import Scene
 from lofkit.units import parse_length
 
 out = Console(soft_wrap=True, emoji=False)  # emoji=False: ":abc:" in an id or a message is text, not a picture
@@ -25,13 +26,20 @@ err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 BAD_INPUT = 2
 
 
-LOADED: list[str] = []
-"""The scene files this command loaded, so that a message about a trooper id can name the file."""
+LOADED: dict[str, Scene] = {}
+"""The scene files this command read, and their scenes: a message about a trooper id can name the file, and a scene
+read to check a command's outputs is not read again for its work. Cleared for each command."""
+
+
+def read_scene(scene_path: str) -> Scene:
+    """The scene in `scene_path`, read once per command."""
+    if str(scene_path) not in LOADED:
+        LOADED[str(scene_path)] = load_scene(scene_path)
+    return LOADED[str(scene_path)]
 
 
 def load_world(scene_path: str, quiet: bool = False) -> World:
-    world = World.from_scene(load_scene(scene_path))
-    LOADED.append(str(scene_path))
+    world = World.from_scene(read_scene(scene_path))
     if not quiet:
         for warning in world.warnings:
             err.print(f"[yellow]warning:[/] {escape(f'{scene_path}: {warning.where}: {warning.message}')}", highlight=False)
@@ -109,8 +117,8 @@ def folder_message(contents: str, run: str) -> Callable[[OutputFolderError], str
 
 def scene_inputs(*scenes: str) -> list[Path]:
     """Every file the scene files `scenes` read (`Scene.input_files`: each scene file, its table image and its
-    meshes), for `check_outputs`: reading a scene is quick, so this comes before any work."""
-    return [file for scene in scenes for file in load_scene(scene).input_files()]
+    meshes), for `check_outputs` before any work (`read_scene`: the work reads them no more)."""
+    return [file for scene in scenes for file in read_scene(scene).input_files()]
 
 
 def check_outputs(paths, force: bool, inputs=()) -> None:

@@ -35,7 +35,7 @@ class LofkitGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except LofkitError as exc:
-            text = f"{LOADED[-1]}: {exc}" if isinstance(exc, UnknownTrooperError) and len(set(LOADED)) == 1 else str(exc)
+            text = f"{next(iter(LOADED))}: {exc}" if isinstance(exc, UnknownTrooperError) and len(LOADED) == 1 else str(exc)
             err.print(f"[bold red]error:[/] {escape(text)}", highlight=False)
             ctx.exit(BAD_INPUT)
         except Exception as exc:
