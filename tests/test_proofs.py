@@ -19,17 +19,20 @@ from lofkit.ray.embree import EmbreeRays
 from lofkit.ray.numpy import NumpyRays
 from lofkit.sight import kernels
 from lofkit.sight.glimpse import seen_pairs
+from lofkit.sight.kernel_args import Templates
 from lofkit.sight.kernels import templates_hull
 from lofkit.sight.lattice import (
     COARSE_STRIDES,
     END_TRIM,
     Lattice,
     block_points,
+    central_blocks,
     clear_blocks,
     clear_blocks_again,
     clear_blocks_near,
     dense_eyes,
     dense_tiles,
+    pick_central,
     template_axis,
     template_points,
     to_world,
@@ -308,7 +311,9 @@ def test_block_points_are_the_points_of_candidate_blocks(seed):
     expected = np.zeros((3, 12 + block[0], 17 + block[1]), dtype=bool)
     for r, c, line in zip(*np.nonzero(candidates)):
         expected[r, c : c + block[0] + 1, line : line + block[1] + 1] = True
-    assert np.array_equal(block_points(candidates, block), expected)
+    rows, cols, lines = np.array([2, 0]), np.arange(12 + block[0]), np.arange(17 + block[1])[::-3]
+    found = block_points(candidates, block, rows, cols, lines)
+    assert np.array_equal(found, expected[rows][:, cols][:, :, lines])
 
 
 @given(st.integers(0, 2**32 - 1))
@@ -332,6 +337,62 @@ def test_clear_blocks_found_again_in_place_equal_them_found_afresh(seed):
     known[rows] |= rng.random((3, 20, 26)) < 0.02
     clear_blocks_again(known, candidates, rows, block)
     assert np.array_equal(candidates, clear_blocks(known, block))
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_the_fine_pass_picks_the_first_open_rows_of_each_pair_at_their_central_blocks(seed):
+    """Each round of the fine pass casts, for the first `most` rows of each open pair that have a candidate block,
+    the candidate nearest the template's middle (ties: lowest column, then line), as brute force finds them."""
+    rng = np.random.default_rng(seed)
+    rows, most = 12, int(rng.integers(1, 4))
+    candidates = rng.random((rows, 7, 10)) < rng.uniform(0, 0.2)
+    pair, done = rng.integers(0, 4, rows), rng.random(4) < 0.3
+    alive = candidates.any(axis=(1, 2)) | (rng.random(rows) < 0.5)  # rows may be alive with no candidate left
+    was_alive = alive.copy()
+    picked, cols, lines = pick_central(candidates, alive, pair, done, most)
+    offset = np.add.outer((np.arange(7) - 3) ** 2, (np.arange(10) - 4.5) ** 2)
+    expected, seen = [], {}
+    for r in range(rows):
+        if candidates[r].any() and not done[pair[r]] and seen.get(pair[r], 0) < most:
+            seen[pair[r]] = seen.get(pair[r], 0) + 1
+            best = min(zip(*np.nonzero(candidates[r])), key=lambda cl: (offset[cl], cl))
+            expected.append((r, *best))
+    assert [tuple(map(int, k)) for k in zip(picked, cols, lines)] == [tuple(map(int, k)) for k in expected]
+    assert np.array_equal(np.column_stack(central_blocks(candidates[picked])), np.column_stack([cols, lines]))
+    assert not (alive & ~was_alive).any() and alive[candidates.any(axis=(1, 2))].all()  # only empty rows let go
+
+
+def test_lattice_segments_are_the_segments_numpy_makes_and_each_is_made_once():
+    """The compiled gather of the stride-3 and fine passes writes exactly `Segments.between` the eyes and
+    `template_points` (bit for bit), for the wanted points not tested yet, and marks them tested."""
+    rng = np.random.default_rng(7)
+    lattice, n = Lattice(25.0, 40.0), 5
+    eyes = rng.uniform(-200, 200, (n, 3))
+    centres, z = rng.uniform(-50, 50, (n, 2)), rng.uniform(0, 30, n)
+    axis = template_axis(eyes, centres, np.tile([1.0, 0.0], (n, 1)))
+    cols, lines = rng.integers(0, 73, (n, 6)), rng.integers(0, 116, (n, 4))
+    wanted = rng.random((n, 6, 4)) < 0.7
+    tested = rng.random((n + 2, 73, 116)) < 0.3
+    which = np.array([1, 0, 4, 6, 2])
+    before = tested.copy()
+    templates = Templates(centres, z, axis, lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
+    out = np.empty((120, 3)), np.empty((120, 3)), np.empty(120)
+    count, flat = kernels.lattice_segments(eyes, templates, which, cols, lines, wanted, tested, END_TRIM, out)
+    points = template_points(lattice, axis, centres, z, cols, lines)
+    todo = wanted & ~before[which[:, None, None], cols[:, :, None], lines[:, None, :]]
+    k, i, j = np.nonzero(todo)
+    first = {}
+    for a, b, c in zip(k, i, j):  # a point listed twice in a row's cols or lines is cast once
+        first.setdefault((which[a], cols[a, b], lines[a, c]), (a, b, c))
+    k, i, j = np.array(list(first.values())).T
+    expected = Segments.between(eyes[k], points[k, i, j])
+    assert count == len(k)
+    assert np.array_equal(flat, np.ravel_multi_index((which[k], cols[k, i], lines[k, j]), tested.shape))
+    for made, want in zip(out, (expected.origins, expected.directions, expected.lengths)):
+        assert np.array_equal(made[:count], want)
+    marked = before.copy()
+    marked[which[k], cols[k, i], lines[k, j]] = True
+    assert np.array_equal(tested, marked)
 
 
 def test_parts_along_a_segment_are_those_whose_boxes_it_meets():

@@ -63,12 +63,45 @@ def clear_blocks_again(known, wide, high, rows, out) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def block_points(candidates, wide, high, out) -> None:
-    """out[r, c, l] = whether lattice point (c, l) of row r lies in a block (wide x high cells, by lower-left
-    point) that `candidates` (n, c, l) marks."""
-    n, cols, lines = candidates.shape
-    for r in range(n):
-        for c in range(cols):
-            for line in range(lines):
-                if candidates[r, c, line]:
-                    out[r, c : c + wide + 1, line : line + high + 1] = True
+def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
+    """out[k, i, j] = whether lattice point (cols[i], lines[j]) of row rows[k] lies in a block (wide x high cells,
+    by lower-left point) that `candidates` (n, c, l) marks, by a summed-area table of the blocks."""
+    blocks_c, blocks_l = candidates.shape[1], candidates.shape[2]
+    summed = np.zeros((blocks_c + 1, blocks_l + 1), dtype=np.int32)
+    for k in range(rows.shape[0]):
+        for c in range(blocks_c):
+            run = 0
+            for line in range(blocks_l):
+                run += candidates[rows[k], c, line]
+                summed[c + 1, line + 1] = summed[c, line + 1] + run
+        for i in range(cols.shape[0]):
+            c_lo, c_hi = max(cols[i] - wide, 0), min(cols[i], blocks_c - 1) + 1
+            for j in range(lines.shape[0]):
+                l_lo, l_hi = max(lines[j] - high, 0), min(lines[j], blocks_l - 1) + 1
+                out[k, i, j] = c_lo < c_hi and l_lo < l_hi and (summed[c_hi, l_hi] - summed[c_lo, l_hi]
+                                                                - summed[c_hi, l_lo] + summed[c_lo, l_lo]) > 0
+
+
+@numba.njit(cache=True, nogil=True)
+def pick_central(candidates, alive, order, pair, done, most, taken, picked, cols, lines) -> int:
+    """Rows with a candidate block whose pair is not `done`, at most `most` per pair (the first ones), and each
+    one's candidate first in `order` (flat block indices, nearest the template's middle first): picked[k], at
+    cols[k], lines[k]; returns how many. Rows not `alive` have no candidate, and a row found to have none is
+    marked so. `taken` (pairs,) is zeros, and left so."""
+    blocks_l = candidates.shape[2]
+    found = 0
+    for r in range(candidates.shape[0]):
+        if not alive[r] or done[pair[r]] or taken[pair[r]] >= most:
+            continue
+        alive[r] = False
+        for flat in order:
+            c, line = flat // blocks_l, flat % blocks_l
+            if candidates[r, c, line]:
+                alive[r] = True
+                taken[pair[r]] += 1
+                picked[found], cols[found], lines[found] = r, c, line
+                found += 1
+                break
+    for k in range(found):
+        taken[pair[picked[k]]] = 0
+    return found

@@ -210,6 +210,36 @@ def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) ->
 
 
 @numba.njit(cache=True, nogil=True)
+def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, lines, wanted, tested, trim, origins,
+                      directions, lengths, flat) -> int:
+    """For each k, the segments from eye k (`eyes` (n, 3)) to the lattice points cols[k] x lines[k] ((n, c) and
+    (n, r)) of its template (placed by centres[k], z[k], axis[k]) that `wanted[k]` (n, c, r) marks and row which[k]
+    has not `tested` (rows, C, L), which they are marked: written trimmed by `trim`, as `obstruction.Segments`
+    makes them, with each one's point as a flat index into `tested`. Returns how many."""
+    size = tested.shape[1] * tested.shape[2]
+    point = np.empty(3)
+    written = 0
+    for k in range(which.shape[0]):
+        for i in range(cols.shape[1]):
+            for j in range(lines.shape[1]):
+                col, line = cols[k, i], lines[k, j]
+                if not wanted[k, i, j] or tested[which[k], col, line]:
+                    continue
+                tested[which[k], col, line] = True
+                _lattice_point(centres[k], z[k], axis[k], half_width, pitch, col, line, trim, point)
+                for d in range(3):
+                    point[d] -= eyes[k, d]
+                length = math.sqrt(point[0] * point[0] + point[1] * point[1] + point[2] * point[2])
+                for d in range(3):
+                    directions[written, d] = point[d] / max(length, NONZERO)
+                    origins[written, d] = eyes[k, d] + directions[written, d] * trim
+                lengths[written] = max(length - 2 * trim, 0.0)
+                flat[written] = which[k] * size + col * tested.shape[2] + line
+                written += 1
+    return written
+
+
+@numba.njit(cache=True, nogil=True)
 def _quad_blind(eye, roomy, shadow, centre, z, axis, half_width, pitch, cols, lines, candidates, normals, offsets,
                 faces, trim, quad) -> bool:
     """Whether one candidate part is crossed by every segment from the eye to the lattice quad spanning columns
@@ -396,6 +426,19 @@ def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes
     target r it may look at (see `_hidden_tiles`)."""
     _hidden_tiles(tiles.local, tiles.counts, shooters.centres, shooters.z, shooters.towards, *targets,
                   shooters.candidates, *parts, trim, out)
+
+
+def lattice_segments(eyes: np.ndarray, templates: Templates, which: np.ndarray, cols: np.ndarray, lines: np.ndarray,
+                     wanted: np.ndarray, tested: np.ndarray, trim: float,
+                     out: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, np.ndarray]:
+    """The segments from eyes (n, 3) to the lattice points cols x lines ((n, c), (n, r)) of their templates that
+    `wanted` (n, c, r) marks and rows `which` have not `tested` yet, which they now are (see `_lattice_segments`):
+    written to `out` (origins, directions, lengths). Returns how many, and each one's point as a flat index into
+    `tested`."""
+    flat = np.empty(len(out[2]), dtype=np.int64)
+    count = _lattice_segments(eyes, templates.centres, templates.z, templates.axis, templates.half_width,
+                              templates.pitch, which, cols, lines, wanted, tested, trim, *out, flat)
+    return count, flat[:count]
 
 
 def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes, bounds: np.ndarray, trim: float,

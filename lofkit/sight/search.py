@@ -34,6 +34,7 @@ from lofkit.sight.evidence import Witness, sight_results, witness_at
 from lofkit.sight.lattice import (
     COARSE_STRIDES,
     Lattice,
+    block_cross,
     block_points,
     central_blocks,
     clear_blocks,
@@ -43,6 +44,7 @@ from lofkit.sight.lattice import (
     headings,
     lead_eye,
     other_key_eyes,
+    pick_central,
     template_axis,
 )
 from lofkit.sight.learning import LearnedParts
@@ -139,7 +141,7 @@ class PairSearch:
         for stride in COARSE_STRIDES[1:]:
             alive = np.flatnonzero(candidates.any(axis=(1, 2)))
             cols, lines = np.arange(0, cw + 1, stride), np.arange(0, ch + 1, stride)
-            wanted = block_points(candidates[alive], lattice.block)[:, cols[:, None], lines[None, :]]
+            wanted = block_points(candidates, lattice.block, alive, cols, lines)
             self.caster.cast(views, known, tested, alive, cols, lines, wanted)
             clear_blocks_again(known, candidates, alive, lattice.block)
         self._fine_pass(views, known, tested, candidates)
@@ -161,49 +163,61 @@ class PairSearch:
         owner = np.repeat(np.arange(len(views.rows.pair)), (~coarse).sum(axis=(1, 2)))  # of each segment to cast
         marks = []
         if centre_first:
-            block_cols, block_lines, centre = self._centre_block(views, proved)
+            block_cols, block_lines, centre, cast = self._centre_block(views, proved)
             still = ~self.findings.done[views.rows.pair]
             keep = np.flatnonzero(still)
-            views, proved, coarse, centre = views.take(keep), proved[keep], coarse[keep], centre[keep]
+            views, proved, coarse, centre, cast = (views.take(keep), proved[keep], coarse[keep], centre[keep],
+                                                   cast[keep])
             segments, owner = segments.take(still[owner]), (np.cumsum(still) - 1)[owner[still[owner]]]
-            marks.append((block_cols, block_lines, centre))
+            marks.append((block_cols, block_lines, centre, cast))
         coarse[~coarse] = self.caster.blocked(views.rows, owner, segments, learn=True)
-        marks.insert(0, (cols, lines, coarse))
+        marks.insert(0, (cols, lines, coarse, np.ones_like(coarse)))
         seeing = np.flatnonzero(~coarse.all(axis=(1, 2)))  # eyes with a clear stride-9 point
         views, proved = views.take(seeing), proved[seeing]
         known = in_patches(views.lattice, proved, np.arange(cw + 1), np.arange(ch + 1))
         tested = known.copy()
-        for at_cols, at_lines, found in marks:
+        for at_cols, at_lines, found, cast in marks:
             known[:, at_cols[:, None], at_lines[None, :]] |= found[seeing]
-            tested[:, at_cols[:, None], at_lines[None, :]] = True
+            tested[:, at_cols[:, None], at_lines[None, :]] |= cast[seeing]
         return views, known, tested
 
     def _fine_pass(self, views: Views, known: np.ndarray, tested: np.ndarray, candidates: np.ndarray) -> None:
         """Check candidate blocks point by point, each row's centre-most first, a few rows of each open pair at a
-        time (`_pick`), until every pair has a witness or no candidate is left."""
+        time (`lattice.pick_central`), until every pair has a witness or no candidate is left."""
         bw, bh = views.lattice.block
-        while len(pick := self._pick(views.rows, candidates)):
-            c0, r0 = central_blocks(candidates[pick])
+        alive = candidates.any(axis=(1, 2))
+        cross = block_cross(views.lattice.block)
+        while True:
+            pick, c0, r0 = pick_central(candidates, alive, views.rows.pair, self.findings.done, ROWS_PER_PAIR)
+            if len(pick) == 0:
+                return
             cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
-            self.caster.cast(views, known, tested, pick, cols, lines)
-            inside = known[pick[:, None, None], cols[:, :, None], lines[:, None, :]]
-            clear = np.flatnonzero(~inside.any(axis=(1, 2)))
-            self.findings.record(views, pick[clear], c0[clear], r0[clear])
+            self.caster.cast(views, known, tested, pick, cols, lines, np.broadcast_to(cross, (len(pick), *cross.shape)))
             clear_blocks_near(known, candidates, pick, c0, r0, views.lattice.block)
+            rest = np.flatnonzero(candidates[pick, c0, r0])
+            pick, c0, r0, cols, lines = pick[rest], c0[rest], r0[rest], cols[rest], lines[rest]
+            self.caster.cast(views, known, tested, pick, cols, lines)
+            clear_blocks_near(known, candidates, pick, c0, r0, views.lattice.block)
+            clear = np.flatnonzero(candidates[pick, c0, r0])  # every point of the block is known now
+            self.findings.record(views, pick[clear], c0[clear], r0[clear])
 
-    def _centre_block(self, views: Views, proved: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _centre_block(self, views: Views, proved: np.ndarray) -> tuple[np.ndarray, ...]:
         """Cast every row's centre block (the one `central_blocks` picks when all are candidates) but the points of
-        its `proved` patches; a clear one is the row's witness. Returns the block's lattice columns, lines and
-        which of its points are blocked."""
+        its `proved` patches, its `block_cross` first; a clear one is the row's witness. Returns the block's
+        lattice columns and lines, which of its points are blocked and which are known (cast or proved)."""
         cw, ch = views.lattice.cells
         bw, bh = views.lattice.block
         c0, r0 = (int(k[0]) for k in central_blocks(np.ones((1, cw + 1 - bw, ch + 1 - bh), dtype=bool)))
         cols, lines = np.arange(c0, c0 + bw + 1), np.arange(r0, r0 + bh + 1)
         known = in_patches(views.lattice, proved, cols, lines)
-        known |= self.caster.segments_blocked(views, np.arange(len(views.rows.pair)), cols, lines, ~known)
+        tested = known | block_cross(views.lattice.block)
+        known |= self.caster.segments_blocked(views, np.arange(len(views.rows.pair)), cols, lines, tested & ~known)
+        rest = np.flatnonzero(~known.any(axis=(1, 2)))
+        known[rest] |= self.caster.segments_blocked(views, rest, cols, lines, ~tested[rest])
+        tested[rest] = True
         clear = np.flatnonzero(~known.any(axis=(1, 2)))
         self.findings.record(views, clear, np.full(len(clear), c0), np.full(len(clear), r0))
-        return cols, lines, known
+        return cols, lines, known, tested
 
     def _screen(self, views: Views, cols: np.ndarray, lines: np.ndarray):
         """`screen.screen` with the convex parts each row's pair and direction has learned as candidates; the
@@ -214,15 +228,6 @@ class PairSearch:
         settled = blocked_points[seeing].sum() - in_patches(views.lattice, proved[seeing], cols, lines).sum()
         self.caster.progress(0, int(settled))
         return hidden, proved, blocked_points, segments
-
-    def _pick(self, rows: EyeRows, candidates: np.ndarray) -> np.ndarray:
-        """Rows with candidate blocks whose pair is still open, at most ROWS_PER_PAIR per pair (the first ones)."""
-        picked = np.flatnonzero(candidates.any(axis=(1, 2)) & ~self.findings.done[rows.pair])
-        pair = rows.pair[picked]
-        order = np.argsort(pair, kind="stable")
-        starts = np.r_[True, pair[order][1:] != pair[order][:-1]]
-        rank = np.arange(len(order)) - np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))
-        return np.sort(picked[order[rank < ROWS_PER_PAIR]])
 
 
 def unordered_pairs(pairs: Sequence[tuple[int, int]]) -> np.ndarray:
