@@ -83,25 +83,24 @@ def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def pick_central(candidates, alive, order, pair, done, most, taken, picked, cols, lines) -> int:
+def pick_central(candidates, cursor, order, pair, done, most, taken, picked, cols, lines) -> int:
     """Rows with a candidate block whose pair is not `done`, at most `most` per pair (the first ones), and each
     one's candidate first in `order` (flat block indices, nearest the template's middle first): picked[k], at
-    cols[k], lines[k]; returns how many. Rows not `alive` have no candidate, and a row found to have none is
-    marked so. `taken` (pairs,) is zeros, and left so."""
+    cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
+    last one ended, at order[cursor[r]] (len(order): it has none left). `taken` (pairs,) is zeros, and left so."""
     blocks_l = candidates.shape[2]
     found = 0
     for r in range(candidates.shape[0]):
-        if not alive[r] or done[pair[r]] or taken[pair[r]] >= most:
+        if done[pair[r]] or taken[pair[r]] >= most:
             continue
-        alive[r] = False
-        for flat in order:
-            c, line = flat // blocks_l, flat % blocks_l
+        while cursor[r] < order.shape[0]:
+            c, line = order[cursor[r]] // blocks_l, order[cursor[r]] % blocks_l
             if candidates[r, c, line]:
-                alive[r] = True
                 taken[pair[r]] += 1
                 picked[found], cols[found], lines[found] = r, c, line
                 found += 1
                 break
+            cursor[r] += 1
     for k in range(found):
         taken[pair[picked[k]]] = 0
     return found

@@ -188,14 +188,14 @@ def central_order(cols: int, lines: int) -> np.ndarray:
     return np.argsort(offset.ravel(), kind="stable")
 
 
-def pick_central(candidates: np.ndarray, alive: np.ndarray, pair: np.ndarray, done: np.ndarray,
+def pick_central(candidates: np.ndarray, cursor: np.ndarray, pair: np.ndarray, done: np.ndarray,
                  most: int) -> tuple[np.ndarray, ...]:
     """Rows with a candidate block (`candidates` (n, c, r)) whose pair is not `done`, at most `most` per pair (the
-    first ones), and the `central_blocks` of each: (rows, their columns, their lines). Only rows still `alive`
-    (n,) may have a candidate; those found to have none are marked so."""
+    first ones), and the `central_blocks` of each: (rows, their columns, their lines). `cursor` (n,), zeros at
+    first, keeps where each row's search got to: blocks may only stop being candidates between calls."""
     n = len(candidates)
     picked, cols, lines = (np.empty(n, dtype=np.int64) for _ in range(3))
-    found = block_kernels.pick_central(candidates, alive, central_order(*candidates.shape[1:]), pair, done, most,
+    found = block_kernels.pick_central(candidates, cursor, central_order(*candidates.shape[1:]), pair, done, most,
                                        np.zeros(len(done), dtype=np.int64), picked, cols, lines)
     return picked[:found], cols[:found], lines[:found]
 

@@ -185,10 +185,10 @@ class PairSearch:
         """Check candidate blocks point by point, each row's centre-most first, a few rows of each open pair at a
         time (`lattice.pick_central`), until every pair has a witness or no candidate is left."""
         bw, bh = views.lattice.block
-        alive = candidates.any(axis=(1, 2))
+        cursor = np.zeros(len(candidates), dtype=np.int64)
         cross = block_cross(views.lattice.block)
         while True:
-            pick, c0, r0 = pick_central(candidates, alive, views.rows.pair, self.findings.done, ROWS_PER_PAIR)
+            pick, c0, r0 = pick_central(candidates, cursor, views.rows.pair, self.findings.done, ROWS_PER_PAIR)
             if len(pick) == 0:
                 return
             cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
