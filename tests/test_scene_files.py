@@ -124,6 +124,16 @@ def test_schema_command_prints_the_schema(run_cli):
     assert result.exit_code == 0 and json.loads(result.stdout) == scene_schema()
 
 
+@pytest.mark.parametrize("command", [("schema",), ("army", "schema")])
+def test_a_schema_written_to_a_file_replaces_one_already_there_only_with_force(tmp_path, run_cli, command):
+    path = tmp_path / "mine.json"
+    path.write_text("my notes", encoding="utf-8")
+    result = run_cli(*command, "-o", path)
+    assert result.exit_code == 2 and "--force" in result.stderr and "Traceback" not in result.stderr
+    assert path.read_text(encoding="utf-8") == "my notes"
+    assert run_cli(*command, "-o", path, "--force").exit_code == 0 and json.loads(path.read_text(encoding="utf-8"))
+
+
 # an asymmetric tetrahedron (mm, z up): any wrong turn, order or mirror moves some corner
 TETRA = [(0, 0, 0), (10, 0, 0), (0, 20, 0), (0, 0, 30)]
 TETRA_OBJ = "\n".join(f"v {x} {y} {z}" for x, y, z in TETRA) + "\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"

@@ -6,7 +6,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import emit_json, emit_text, json_option, out
+from lofkit.cli.common import emit_json, emit_text, force_option, json_option, out
 from lofkit.game.army import army_schema_json, load_army
 from lofkit.game.listcheck import check_list
 
@@ -42,9 +42,10 @@ def check(army_list: str, as_json: bool) -> None:
 
 @army.command()
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
-def schema(output: str | None) -> None:
+@force_option
+def schema(output: str | None, force: bool) -> None:
     """Print the JSON Schema of the army-list format."""
-    emit_text(army_schema_json(), output)
+    emit_text(army_schema_json(), output, force)
 
 
 COMMANDS: list[click.Command] = [army]

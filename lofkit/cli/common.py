@@ -63,10 +63,12 @@ def emit_json(document: dict) -> None:
     click.echo(json.dumps(document, indent=2))
 
 
-def emit_text(text: str, output: str | None) -> None:
-    """`text` on stdout, or into the file `output` when given (a schema, for instance)."""
+def emit_text(text: str, output: str | None, force: bool = False) -> None:
+    """`text` on stdout, or into the file `output` when given (a schema, for instance), which replaces a file
+    already there only with `force` (`check_outputs`)."""
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        check_outputs([output], force)
+        write_text(output, text)
     else:
         click.echo(text, nl=False)
 

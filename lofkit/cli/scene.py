@@ -9,7 +9,17 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from lofkit.cli.common import BAD_INPUT, emit_json, emit_text, err, json_option, load_world, out, scene_argument
+from lofkit.cli.common import (
+    BAD_INPUT,
+    emit_json,
+    emit_text,
+    err,
+    force_option,
+    json_option,
+    load_world,
+    out,
+    scene_argument,
+)
 from lofkit.rules import queries
 from lofkit.rules.validation import validate_file
 from lofkit.scene.schema import scene_schema_json
@@ -78,9 +88,10 @@ def info(scene: str, as_json: bool) -> None:
 
 @click.command()
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
-def schema(output: str | None) -> None:
+@force_option
+def schema(output: str | None, force: bool) -> None:
     """Print the JSON Schema of the scene format."""
-    emit_text(scene_schema_json(), output)
+    emit_text(scene_schema_json(), output, force)
 
 
 COMMANDS: list[click.Command] = [validate, info, schema]
