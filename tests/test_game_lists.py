@@ -162,6 +162,18 @@ def test_a_profile_value_out_of_range_or_true_is_refused_with_its_place(tmp_path
     assert result.stderr.count(f"{path}: ") == 1  # one problem, not also another way's ("Input should be 'total'")
 
 
+@pytest.mark.parametrize(("troopers", "fields", "place", "says"), [
+    ([trooper("t1", lieutenant=1)], {}, "troopers[0].lieutenant", "expected true or false, got 1"),
+    (regulars(2, lieutenant=1), {"faction": {"name": "x", "alien": 0}}, "faction.alien", "expected true or false, got 0"),
+])
+def test_a_number_where_true_or_false_goes_is_refused_with_its_place(tmp_path, run_cli, troopers, fields, place, says):
+    """pydantic would take 1 and 0 as true and false: a list saying `lieutenant: 1` means something else."""
+    path = tmp_path / "list.yaml"
+    path.write_text(yaml.safe_dump(army_data(troopers, **fields)), encoding="utf-8")
+    result = run_cli("army", "check", path)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr and f"{path}: {place}: {says}" in result.stderr
+
+
 def test_profile_values_at_the_bounds_are_taken():
     army = build_army(regulars(2, lieutenant=1), {"line": unit(wip=30, bts=0, mov=[0, 30], w=30)})
     assert (army.units["line"].wip, army.units["line"].w) == (30, 30)

@@ -4,11 +4,13 @@ work, with exit status 2 and no traceback."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from lofkit import World
 from tests.helpers import REPO, scene_data, trooper, write_scene
 
 QUICK = ("--quick", "--cell-size", "100mm", "--viewer-spacing", "200mm", "--executor", "serial")
@@ -143,6 +145,32 @@ def test_a_folder_run_never_writes_over_a_file_the_scene_reads(args, name, tmp_p
     result = run_cli(*(a.format(scene=scene, folder=folder) for a in args), "--force")
     assert result.exit_code == 2 and "is an input of this run" in result.stderr, result.output
     assert (folder / name).read_bytes() == before
+
+
+@pytest.mark.parametrize(("mesh", "side"), [("crate.obj", "paint.mtl"), ("crate.gltf", "crate-data.bin")])
+def test_a_file_a_mesh_reads_is_an_input_too(mesh, side, tmp_path):
+    """An OBJ's material library and a glTF's buffer are read with the mesh, so no run writes over them (the output
+    check refuses a scene's `input_files`, as the tests above show)."""
+    import trimesh
+
+    from lofkit import load_scene
+
+    box = trimesh.creation.box((50, 50, 50))
+    if mesh.endswith(".obj"):
+        (tmp_path / mesh).write_text(f"mtllib {side}\n" + box.export(file_type="obj"), encoding="utf-8")
+        (tmp_path / side).write_text("newmtl paint\nKd 0.5 0.5 0.5\n", encoding="utf-8")
+    else:
+        files = box.export(file_type="gltf")
+        document = json.loads(files.pop("model.gltf"))
+        for name, data in files.items():
+            (tmp_path / name).write_bytes(data)
+        (tmp_path / document["buffers"][0]["uri"]).rename(tmp_path / side)
+        document["buffers"][0]["uri"] = side
+        (tmp_path / mesh).write_text(json.dumps(document), encoding="utf-8")
+    data = scene_data([trooper("a", 100, 100)], [{"id": "crate", "mesh": mesh, "position": [300, 300, 0]}])
+    scene = load_scene(write_scene(tmp_path, data))
+    assert (tmp_path / side).resolve() in [path.resolve() for path in scene.input_files()]
+    assert World.from_scene(scene).pieces[0].bounds is not None  # the mesh and its side file load
 
 
 def test_import_tts_never_writes_over_its_save(tmp_path, run_cli):

@@ -25,7 +25,7 @@ from pydantic import (
 
 from lofkit.errors import Problem, SceneError
 from lofkit.scene.loading import read_document, validation_problems
-from lofkit.scene.model import NOT_A_BOOL, Version, duplicate_ids
+from lofkit.scene.model import NOT_A_BOOL, Flag, Version, duplicate_ids
 from lofkit.scene.silhouettes import SILHOUETTES
 
 TroopType = Literal["LI", "MI", "HI", "SK", "WB", "REM", "TAG", "SU"]
@@ -82,7 +82,7 @@ class _Model(BaseModel):
 
 class Faction(_Model):
     name: str
-    alien: bool = False
+    alien: Flag = False
     """The Combined Army and other alien factions: no Mercenaries unless their unit says so."""
 
 
@@ -93,9 +93,9 @@ class Option(_Model):
     cost: Annotated[int, Field(ge=0), NOT_A_BOOL]
     swc: Annotated[float, NOT_A_BOOL] | str = 0.0
     """Support Weapon Cost, a multiple of 0.5; `"+X"` gives X extra SWC to the list instead (and costs 0)."""
-    lieutenant: bool = False
+    lieutenant: Flag = False
     """The Lieutenant option: a trooper taking it is the list's Lieutenant."""
-    extra_swc_only_as_lieutenant: bool = False
+    extra_swc_only_as_lieutenant: Flag = False
     """The extra SWC counts only while this trooper is the Lieutenant."""
 
     @field_validator("swc")
@@ -129,10 +129,10 @@ class Unit(_Model):
     classification: Classification = "line"
     training: Training = "regular"
     impetuous: Impetuous = "none"
-    special_character: bool = False
+    special_character: Flag = False
     ava: Ava = "total"
     sectorial_ava: dict[str, Ava] = {}
-    joins_alien_factions: bool = False
+    joins_alien_factions: Flag = False
     """A Mercenary unit that may join an alien faction's list anyway."""
     mov: tuple[Attribute, Attribute] = (4, 4)
     cc: Attribute = 0
@@ -178,7 +178,7 @@ class ArmyTrooper(_Model):
     option: str
     group: Annotated[int, Field(ge=1), NOT_A_BOOL]
     state: States = ()
-    lieutenant: bool | None = None
+    lieutenant: Flag | None = None
     """Whether it is the Lieutenant; left out, its option says (`lieutenant: true`). Set it to make a special
     character the Lieutenant, or to name a new one after Loss of Lieutenant."""
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from lofkit.errors import LofkitError, Problem, SceneError
 from lofkit.scene.loading import place_of
-from lofkit.scene.model import Version
+from lofkit.scene.model import Flag, Version
 
 Category = Literal["short_movement", "short", "entire_order"]
 Value = Literal["category", "aro", "needs_lof", "zoc", "against_marker"]
@@ -40,14 +40,14 @@ class Skill(_Model):
     """One catalogue row: `assumed` names the values the rules do not give."""
 
     category: Category
-    aro: bool
+    aro: Flag
     """Usable as an ARO."""
-    needs_lof: bool
+    needs_lof: Flag
     """As an ARO, needs LoF to the active trooper (a `zoc` skill: or the active trooper inside the reactor's ZoC);
     false: usable without LoF, so a trooper may declare it even with neither LoF nor ZoC."""
-    zoc: bool = False
+    zoc: Flag = False
     """As an ARO, usable without LoF when the active trooper is inside the reactor's ZoC."""
-    against_marker: bool = False
+    against_marker: Flag = False
     """As an ARO, usable against an active trooper that is still a marker (Camouflage and the like)."""
     assumed: tuple[Value, ...] = ()
     note: str = ""

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from lofkit.errors import Problem
+from lofkit.scene.side_files import mesh_side_files
 from lofkit.scene.silhouettes import SILHOUETTES, volume_size
 from lofkit.scene.table import ON_TABLE_TOLERANCE, base_overhang
 from lofkit.units import EPS, INCH, parse_angle, parse_length
@@ -49,6 +50,13 @@ def _not_a_bool(value: object) -> object:
     return value
 
 
+def _a_bool(value: object) -> object:
+    """Only YAML's `true` and `false` are yes or no (pydantic would take 1, 0, "yes" and "off" as well)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
 def _point3(value: object) -> object:
     """A terrain position may leave out z (it then stands on the table)."""
     return [*value, 0] if isinstance(value, (list, tuple)) and len(value) == 2 else value
@@ -58,6 +66,8 @@ NOT_A_BOOL = BeforeValidator(_not_a_bool)
 """The last mark of every plain number's type, after its constraints (before them, they would leave the JSON
 Schema): `Annotated[int, Field(ge=0), NOT_A_BOOL]`. Lengths and angles refuse `true` and `false` as they parse."""
 Version = Annotated[Literal[1], NOT_A_BOOL]
+Flag = Annotated[bool, BeforeValidator(_a_bool)]
+"""A yes or no: `true` or `false`, not a number or a word."""
 Length = Annotated[float, BeforeValidator(_length), WithJsonSchema(LENGTH_SCHEMA)]
 PositiveLength = Annotated[Length, Field(gt=0)]
 NonNegativeLength = Annotated[Length, Field(ge=0)]
@@ -96,6 +106,10 @@ class Table(_Model):
     )
 
 
+FILE_NAME_BREAKERS = ("/", "\\", ":", "*", "?", '"', "<", ">", "|")
+"""Characters a file name may not hold on some system (a folder separator, or refused by Windows)."""
+
+
 class DeploymentZone(_Model):
     side: str
     polygon: Annotated[tuple[Point2, ...], Field(min_length=3)]
@@ -105,10 +119,11 @@ class DeploymentZone(_Model):
     @field_validator("side")
     @classmethod
     def _side_fits_a_file_name(cls, side: str) -> str:
-        """A zone's side names files (`lofkit analyze` writes NAME-heatmap-SIDE.png), so it must stay one name."""
-        if "/" in side or "\\" in side or ".." in side or not side.isprintable():
+        """A zone's side names files (`lofkit analyze` writes NAME-heatmap-SIDE.png), so it must stay one name that
+        every system takes (Windows refuses `: * ? " < > |` in file names)."""
+        if any(c in side for c in FILE_NAME_BREAKERS) or ".." in side or not side.isprintable():
             raise ValueError(f"side {side!r} cannot be part of a file name (analyses name their heatmaps after it); "
-                             "give a name without '/', '\\', '..' or control characters")
+                             f"give a name without {' '.join(FILE_NAME_BREAKERS)}, '..' or control characters")
         return side
 
 
@@ -193,7 +208,7 @@ class Terrain(_Model):
         Annotated[float, Field(gt=0, allow_inf_nan=False), NOT_A_BOOL], ...
     ] = 1.0
     kind: TerrainKind = "solid"
-    blocks_lof: bool | None = None
+    blocks_lof: Flag | None = None
 
     @model_validator(mode="after")
     def _one_shape(self) -> Terrain:
@@ -221,8 +236,8 @@ class Trooper(_Model):
 
     id: Annotated[str, Field(min_length=1)]
     side: str | None = None
-    neutral: bool = False
-    marker: bool = False
+    neutral: Flag = False
+    marker: Flag = False
     silhouette: Annotated[int, NOT_A_BOOL] | None = None
     base: PositiveLength | None = None
     height: PositiveLength | None = None
@@ -281,10 +296,11 @@ class Scene(_Model):
         return (base / relative).resolve()
 
     def input_files(self) -> list[Path]:
-        """Every file the scene reads: its scene file, its table image and its mesh files (a run that reads the
-        scene never writes over one of them)."""
-        named = [self.table.image, *(piece.mesh for piece in self.terrain)]
-        files = [self.resolve(name) for name in named if name is not None]
+        """Every file the scene reads: its scene file, its table image, its mesh files and theirs (an OBJ's
+        materials, a glTF's buffers; a run that reads the scene never writes over one of them)."""
+        meshes = [self.resolve(piece.mesh) for piece in self.terrain if piece.mesh is not None]
+        image = [self.resolve(self.table.image)] if self.table.image is not None else []
+        files = [*image, *meshes, *(side for mesh in meshes for side in mesh_side_files(mesh))]
         return files if self._source is None else [self._source, *files]
 
     def trooper_index(self, trooper_id: str) -> int | None:
