@@ -10,7 +10,7 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    that see none of them; segments to every 3rd point of the blocks still candidates (`lattice.block_points`: no
    other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
    points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
-   first, until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
+   first and each from its middle out (`lattice.block_cross`), until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
    fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
    block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block
    segments that start inside them (see `obstruction.blocked`).
@@ -183,7 +183,8 @@ class PairSearch:
 
     def _fine_pass(self, views: Views, known: np.ndarray, tested: np.ndarray, candidates: np.ndarray) -> None:
         """Check candidate blocks point by point, each row's centre-most first, a few rows of each open pair at a
-        time (`lattice.pick_central`), until every pair has a witness or no candidate is left."""
+        time (`lattice.pick_central`), until every pair has a witness or no candidate is left. A block's middle
+        column and line (`block_cross`) are cast first, and the rest of it only when they are clear."""
         bw, bh = views.lattice.block
         cursor = np.zeros(len(candidates), dtype=np.int64)
         cross = block_cross(views.lattice.block)
