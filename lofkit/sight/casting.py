@@ -73,13 +73,15 @@ class Caster:
         learning = np.zeros(len(owner), dtype=bool)
         if learn:
             learning[::LEARN_EVERY] = self.can_learn[rows.pair[owner[::LEARN_EVERY]]]
-        hit = np.empty(len(owner), dtype=bool)
-        if learning.any():
+        if not learning.any():  # the segments go as they are, not copied
+            hit = blocked(self.world, segments, cylinders, in_smoke)
+        else:
+            hit = np.empty(len(owner), dtype=bool)
             hit[learning], part = blocked_first_parts(self.world, segments.take(learning), cylinders[learning],
                                                       in_smoke[learning])
             self.learned.learn(rows, owner[learning], part)
-        rest = ~learning
-        hit[rest] = blocked(self.world, segments.take(rest), cylinders[rest], in_smoke[rest])
+            rest = ~learning
+            hit[rest] = blocked(self.world, segments.take(rest), cylinders[rest], in_smoke[rest])
         self.progress(len(hit))
         return hit
 
