@@ -13,12 +13,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from lofkit.sight.kernel_args import Templates
 from lofkit.sight.kernels import lattice_segments
 from lofkit.sight.lattice import END_TRIM, template_points
 from lofkit.sight.learning import LearnedParts
 from lofkit.sight.obstruction import Segments, blocked, blocked_first_parts, blocking_troopers
-from lofkit.sight.rows import EyeRows, Views
+from lofkit.sight.rows import EyeRows, Views, placed_templates
 
 LEARN_EVERY = 8
 """One stride-9 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
@@ -104,15 +103,13 @@ class Caster:
         """Cast the segments of rows `which` to lattice points cols x lines not yet `tested` (and `wanted`, (n, c, r),
         when given); mark the blocked ones in `known`, and those cast in `tested` (both (n, c, r) over every lattice
         point, C-contiguous). `cols`/`lines`: shared (c,)/(r,) or per row (n, c)/(n, r)."""
-        n, v, rows = len(which), self.world.troopers, views.rows
+        n, rows = len(which), views.rows
         cols = np.ascontiguousarray(np.broadcast_to(cols, (n, np.shape(cols)[-1])))
         lines = np.ascontiguousarray(np.broadcast_to(lines, (n, np.shape(lines)[-1])))
         wanted = np.ones((n, cols.shape[1], lines.shape[1]), dtype=bool) if wanted is None else wanted
         size = int(np.count_nonzero(wanted))
         out = np.empty((size, 3)), np.empty((size, 3)), np.empty(size)
-        target = rows.target[which]
-        templates = Templates(v.centre[target], v.z[target], views.axis[which], views.lattice.width / 2,
-                              np.array(views.lattice.pitch), np.array(views.lattice.cells))
+        templates = placed_templates(self.world, views.lattice, rows.target[which], views.axis[which])
         count, flat = lattice_segments(rows.eye[which], templates, which, cols, lines, wanted, tested, END_TRIM, out)
         if count:
             owner = flat // (known.shape[1] * known.shape[2])

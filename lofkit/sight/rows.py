@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.sight.kernel_args import Planes, Shooters, Spans, Tiles
+from lofkit.sight.kernel_args import Planes, Shooters, Spans, Templates, Tiles
 from lofkit.sight.kernels import hidden_tiles
 from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, headings, to_world
 from lofkit.sight.obstruction import inside_zero_visibility
@@ -44,6 +44,14 @@ class Views:
 
     def take(self, keep: np.ndarray) -> Views:
         return Views(self.lattice, self.rows.take(keep), self.axis[keep])
+
+
+def placed_templates(world, lattice: Lattice, targets: np.ndarray, axis: np.ndarray) -> Templates:
+    """The templates of `lattice`'s size that troopers `targets` show along `axis` (n, 2), as the compiled loops take
+    them."""
+    v = world.troopers
+    return Templates(np.ascontiguousarray(v.centre[targets]), np.ascontiguousarray(v.z[targets]),
+                     np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
 
 
 def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable,

@@ -12,11 +12,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened, Templates
+from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened
 from lofkit.sight.kernels import screen_eyes
 from lofkit.sight.lattice import END_TRIM, Lattice
 from lofkit.sight.obstruction import Segments
-from lofkit.sight.rows import EyeRows
+from lofkit.sight.rows import EyeRows, placed_templates
 
 PATCHES = (2, 4)
 """Patches of a template (across, up) that an eye tries to prove it cannot see before it casts segments there."""
@@ -62,14 +62,7 @@ def screen(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray, cols: np.nd
     origins, directions, lengths = np.empty((n * points, 3)), np.empty((n * points, 3)), np.empty(n * points)
     parts = world.convex_parts
     eyes = Eyes(np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(candidates))
-    cast = screen_eyes(eyes, _templates(world, lattice, rows, axis), Sample(across, up, cols, lines),
+    cast = screen_eyes(eyes, placed_templates(world, lattice, rows.target, axis), Sample(across, up, cols, lines),
                        Planes(parts.normals, parts.offsets, parts.faces), parts.bounds, END_TRIM,
                        Screened(hidden, proved, blocked_points, origins, directions, lengths))
     return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])
-
-
-def _templates(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray) -> Templates:
-    """The templates rows' eyes look at, as the compiled screen takes them."""
-    v = world.troopers
-    return Templates(np.ascontiguousarray(v.centre[rows.target]), np.ascontiguousarray(v.z[rows.target]),
-                     np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
