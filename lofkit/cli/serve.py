@@ -43,6 +43,11 @@ MESH_CACHE_HELP = next(option.help for option in import_tts_command.params if op
 """`--mesh-cache` means what it means to `lofkit import-tts`."""
 
 
+RECONNECT_SECONDS = 30.0
+"""How long an open page waits for the server after losing it before reloading itself (NiceGUI's default is 3 s): a
+busy server or a phone on weak Wi-Fi would otherwise reload the page and lose what the user was doing."""
+
+
 def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]:
     """The scene to open and the working folder its saves go to: a scene file (saves beside it), the folder
     `lofkit photo` wrote, a Tabletop Simulator save (a `.json` with `ObjectStates`, imported; saves beside it), or,
@@ -199,7 +204,7 @@ def run_workbench(source: str | None, host: str, port: int, share: bool, mesh_ca
     from nicegui import ui
 
     ui.run(host=host, port=port, show=False, reload=False, show_welcome_message=False, title="lofkit workbench",
-           uvicorn_logging_level="warning")
+           uvicorn_logging_level="warning", reconnect_timeout=RECONNECT_SECONDS)
 
 
 def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict) -> None:
