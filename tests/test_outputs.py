@@ -173,6 +173,24 @@ def test_a_file_a_mesh_reads_is_an_input_too(mesh, side, tmp_path):
     assert World.from_scene(scene).pieces[0].bounds is not None  # the mesh and its side file load
 
 
+def test_a_texture_a_material_names_is_an_input_too(tmp_path, run_cli):
+    """trimesh reads the texture maps an OBJ's material library names (options first, the file name last), so
+    `--force` never writes a picture over one."""
+    import trimesh
+    from PIL import Image
+
+    (tmp_path / "crate.obj").write_text("mtllib paint.mtl\n" + trimesh.creation.box((50, 50, 50)).export(
+        file_type="obj"), encoding="utf-8")
+    (tmp_path / "paint.mtl").write_text("newmtl paint\nKd 0.5 0.5 0.5\nmap_Kd -s 1 1 1 wood.png\n", encoding="utf-8")
+    Image.new("RGB", (4, 4), (120, 80, 40)).save(tmp_path / "wood.png")
+    before = (tmp_path / "wood.png").read_bytes()
+    data = scene_data([trooper("a", 100, 100)], [{"id": "crate", "mesh": "crate.obj", "position": [300, 300, 0]}])
+    scene = write_scene(tmp_path, data)
+    result = run_cli("render", scene, "-o", tmp_path / "wood.png", "--force")
+    assert result.exit_code == 2 and "is an input of this run" in result.stderr, result.output
+    assert (tmp_path / "wood.png").read_bytes() == before
+
+
 def test_import_tts_never_writes_over_its_save(tmp_path, run_cli):
     save = tmp_path / "save.yaml"  # JSON is YAML: a save under a scene's name
     save.write_text('{"SaveName": "mine", "ObjectStates": []}', encoding="utf-8")
