@@ -21,7 +21,7 @@ from PIL import Image
 
 from lofkit import LofkitError, World, scene_from_data
 from lofkit.design.executors import open_executor
-from lofkit.design.exposure import SightOptions
+from lofkit.design.exposure import SightOptions, viewer_batches
 from lofkit.design.layout import cell_centres, place, zone_points
 from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
 from lofkit.rules.lof import check
@@ -217,6 +217,16 @@ def test_serial_and_process_pool_agree(serial_heatmap):
         pooled = heatmap(world_of(table(MIXED, depth=400)), "blue", SPREAD, pool)
     assert np.array_equal(pooled.seen, serial_heatmap.seen)  # the full matrix: rows (viewers) in the same order
     assert np.array_equal(pooled.counts, serial_heatmap.counts)
+
+
+def test_viewer_batches_keep_the_order_and_run_the_last_eight_one_by_one():
+    assert [b.tolist() for b in viewer_batches(np.arange(13) * 10)] == [[0, 10, 20, 30], [40]] + [[10 * k] for k in
+                                                                                                 range(5, 13)]
+    for count in (0, 1, 8, 9, 33):
+        batches = viewer_batches(np.arange(count))
+        assert np.array_equal(np.concatenate([*batches, np.zeros(0, dtype=int)]), np.arange(count))
+        assert [len(b) for b in batches][-min(count, 8):] == [1] * min(count, 8)
+        assert all(1 <= len(b) <= 4 for b in batches)
 
 
 @pytest.fixture(scope="module")

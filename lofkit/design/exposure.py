@@ -27,6 +27,9 @@ from lofkit.units import INCH
 
 VIEWERS_PER_BATCH = 4
 """Viewers whose sight of every cell is one unit of work for an executor."""
+TAIL_VIEWERS = 8
+"""The last viewers are units of one each, so that workers finish together: a unit of `VIEWERS_PER_BATCH` takes
+about 5 s on table-c's heatmap, which one worker would otherwise run while the others wait."""
 
 
 @dataclass(frozen=True)
@@ -127,12 +130,12 @@ def run_sight_job(job: SightJob) -> SightTable:
 
 def sight_table(world: World, viewers: Placements, targets: Placements, options: SightOptions,
                 executor: Executor | None = None, progress: Callable[[int, int], None] | None = None) -> SightTable:
-    """Sight from every viewer to every target on `world`'s terrain, in batches of `VIEWERS_PER_BATCH` viewers
-    that fit run by `executor` (in this process, on this World, when None); `progress(done, total)` counts the
+    """Sight from every viewer to every target on `world`'s terrain, in batches of viewers that fit
+    (`viewer_batches`) run by `executor` (in this process, on this World, when None); `progress(done, total)` counts the
     viewers that fit (the others see nothing)."""
     scene = _remember(terrain_only(world)).scene
     fitting = np.flatnonzero(viewers.fits)
-    batches = [fitting[k : k + VIEWERS_PER_BATCH] for k in range(0, len(fitting), VIEWERS_PER_BATCH)]
+    batches = viewer_batches(fitting)
     jobs = [SightJob(scene, viewers.take(rows), targets, options) for rows in batches]
     seen = np.zeros((len(viewers.z), len(targets.z)), dtype=bool)
     segments = tested = done = 0
@@ -147,3 +150,10 @@ def sight_table(world: World, viewers: Placements, targets: Placements, options:
         if progress:
             progress(done, len(fitting))
     return SightTable(seen, segments, tested)
+
+
+def viewer_batches(viewers: np.ndarray) -> list[np.ndarray]:
+    """`viewers` in order, in units of `VIEWERS_PER_BATCH`, the last `TAIL_VIEWERS` of them one by one."""
+    split = max(len(viewers) - TAIL_VIEWERS, 0)
+    head = [viewers[k : min(k + VIEWERS_PER_BATCH, split)] for k in range(0, split, VIEWERS_PER_BATCH)]
+    return head + [viewers[k : k + 1] for k in range(split, len(viewers))]
