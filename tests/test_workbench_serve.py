@@ -246,6 +246,16 @@ def test_a_json_scene_is_opened_with_a_byte_order_mark_and_a_broken_one_is_told_
     assert "Tabletop Simulator" not in str(caught.value)
 
 
+def test_a_save_cut_short_is_told_in_a_saves_words(tmp_path):
+    """A save whose download stopped part way is broken JSON that still names its objects: the save reader says
+    where it breaks, not the scene loader."""
+    save, _ = _tts_files(tmp_path)
+    save.write_text(save.read_text(encoding="utf-8")[:-20], encoding="utf-8")
+    with pytest.raises(LofkitError) as caught:
+        open_scene(str(save), None)
+    assert f"{save}: line 1, column" in str(caught.value) and "Tabletop Simulator" in str(caught.value)
+
+
 def test_a_json_file_that_is_neither_a_scene_nor_a_save_is_said_to_be_neither(tmp_path):
     path = tmp_path / "notes.json"
     path.write_text('{"notes": "mine"}', encoding="utf-8")

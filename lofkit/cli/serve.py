@@ -71,12 +71,17 @@ def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]
 
 def is_tts_save(path: Path) -> bool:
     """Whether a `.json` file is a Tabletop Simulator save (`ObjectStates` at its top level) rather than a scene
-    written in JSON (`lofkit`); the file is read once to tell, and one that is neither is refused. A file that is
-    no JSON at all goes on as a scene, whose loader says where it breaks."""
+    written in JSON (`lofkit`); the file is read once to tell, and one that is neither is refused. Broken JSON that
+    names `ObjectStates` (a save cut short) goes on as a save, and any other text that is no JSON as a scene: each
+    importer says where it breaks in its own words."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError):  # ValueError: not UTF-8 text, or not JSON
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, ValueError):  # ValueError: not UTF-8 text
         return False
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return '"ObjectStates"' in text
     if isinstance(data, dict) and ("ObjectStates" in data or "lofkit" in data):
         return "ObjectStates" in data
     raise LofkitError(f"{path}: not a Tabletop Simulator save (no `ObjectStates` at the top level) nor a scene (no "
