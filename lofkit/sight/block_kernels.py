@@ -89,15 +89,15 @@ def pick_central(candidates, cursor, order, pair, done, most, taken, picked, col
     cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
     last one ended, at order[cursor[r]] (len(order): it has none left). `taken` (pairs,) is zeros, and left so."""
     blocks_l = candidates.shape[2]
+    flat = candidates.reshape((candidates.shape[0], candidates.shape[1] * blocks_l))  # C-contiguous: no copy
     found = 0
     for r in range(candidates.shape[0]):
         if done[pair[r]] or taken[pair[r]] >= most:
             continue
         while cursor[r] < order.shape[0]:
-            c, line = order[cursor[r]] // blocks_l, order[cursor[r]] % blocks_l
-            if candidates[r, c, line]:
+            if flat[r, order[cursor[r]]]:  # most blocks are not: no division until one is
                 taken[pair[r]] += 1
-                picked[found], cols[found], lines[found] = r, c, line
+                picked[found], cols[found], lines[found] = r, order[cursor[r]] // blocks_l, order[cursor[r]] % blocks_l
                 found += 1
                 break
             cursor[r] += 1
