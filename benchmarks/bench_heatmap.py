@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -85,8 +86,8 @@ def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
 
 def pair_classes(world, result, count: int, rng) -> None:
     """Where the exact search spends its time, on a seeded sample of the heatmap's pairs searched in this process
-    (best of 2) as the heatmap searches them (no witnesses kept): pairs that see, pairs one convex part proves hidden (`hiding_parts`), and the other hidden pairs,
-    which only every eye of both volumes settles."""
+    (best of 2) as the heatmap searches them (no witnesses kept): pairs that see, pairs one convex part proves
+    hidden (`hiding_parts`), and the other hidden pairs, which only every eye of both volumes settles."""
     probe, pairs, seen, _ = sampled_pairs(world, result, count, rng)
     single = hiding_parts(probe, pairs) >= 0
     parts = []
@@ -98,7 +99,17 @@ def pair_classes(world, result, count: int, rng) -> None:
     print(f"where the time goes ({count:,} sampled pairs, one process): " + "; ".join(parts))
 
 
-def time_heatmaps(path: Path, args) -> tuple:
+class Heatmaps(NamedTuple):
+    """A table's terrain and its --quick and exact heatmaps with their wall times (s)."""
+
+    world: World
+    quick: object
+    quick_s: float
+    exact: object
+    exact_s: float
+
+
+def time_heatmaps(path: Path, args) -> Heatmaps:
     """A table's terrain and its --quick and exact heatmaps with their wall times. Every table's heatmaps are timed
     before any sampled section runs, so that each starts from the same state of this process: run after table-b's
     sampled sections, table-c's --quick took 17-22 s instead of ~5 s."""
@@ -108,10 +119,10 @@ def time_heatmaps(path: Path, args) -> tuple:
     with open_executor(args.executor) as pool:
         quick, quick_s = timed(heatmap, world, args.zone, SightOptions(quick=True), pool)
         exact, exact_s = timed(heatmap, world, args.zone, SightOptions(), pool)
-    return world, quick, quick_s, exact, exact_s
+    return Heatmaps(world, quick, quick_s, exact, exact_s)
 
 
-def bench_table(path: Path, timings: tuple, args, rng) -> None:
+def bench_table(path: Path, timings: Heatmaps, args, rng) -> None:
     """Every other section on one table, given its heatmaps (`time_heatmaps`)."""
     world, quick, quick_s, exact, exact_s = timings
     print(f"\n=== {path.name}: {len(world.pieces)} pieces, {sum(len(p.mesh.faces) for p in world.pieces):,} "
@@ -144,7 +155,8 @@ def bench_table(path: Path, timings: tuple, args, rng) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--table", type=Path, action="append", help="scene file, repeatable (default: table-b, table-c)")
+    parser.add_argument("--table", type=Path, action="append",
+                        help="scene file, repeatable (default: table-b, table-c)")
     parser.add_argument("--zone", default="red")
     parser.add_argument("--executor", default="processes")
     parser.add_argument("--brute-pairs", type=int, default=30)
@@ -155,7 +167,7 @@ def main() -> None:
     timings = {path: time_heatmaps(path, args) for path in args.table or TABLES}
     for path, timing in timings.items():
         bench_table(path, timing, args, rng)
-    exact = {path.name: timing[4] for path, timing in timings.items()}
+    exact = {path.name: timing.exact_s for path, timing in timings.items()}
     if {"table-b.yaml", "table-c.yaml"} <= exact.keys():
         ratio = exact["table-c.yaml"] / exact["table-b.yaml"]
         print(f"\nexact heatmap, table-c / table-b: {exact['table-c.yaml']:.1f} s / {exact['table-b.yaml']:.1f} s = "

@@ -220,8 +220,8 @@ def test_serial_and_process_pool_agree(serial_heatmap):
 
 
 def test_viewer_batches_keep_the_order_and_run_the_last_eight_one_by_one():
-    assert [b.tolist() for b in viewer_batches(np.arange(13) * 10)] == [[0, 10, 20, 30], [40]] + [[10 * k] for k in
-                                                                                                 range(5, 13)]
+    expected = [[0, 10, 20, 30], [40]] + [[10 * k] for k in range(5, 13)]
+    assert [b.tolist() for b in viewer_batches(np.arange(13) * 10)] == expected
     for count in (0, 1, 8, 9, 33):
         batches = viewer_batches(np.arange(count))
         assert np.array_equal(np.concatenate([*batches, np.zeros(0, dtype=int)]), np.arange(count))

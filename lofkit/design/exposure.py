@@ -131,8 +131,8 @@ def run_sight_job(job: SightJob) -> SightTable:
 def sight_table(world: World, viewers: Placements, targets: Placements, options: SightOptions,
                 executor: Executor | None = None, progress: Callable[[int, int], None] | None = None) -> SightTable:
     """Sight from every viewer to every target on `world`'s terrain, in batches of viewers that fit
-    (`viewer_batches`) run by `executor` (in this process, on this World, when None); `progress(done, total)` counts the
-    viewers that fit (the others see nothing)."""
+    (`viewer_batches`) run by `executor` (in this process, on this World, when None); `progress(done, total)`
+    counts the viewers that fit (the others see nothing)."""
     scene = _remember(terrain_only(world)).scene
     fitting = np.flatnonzero(viewers.fits)
     batches = viewer_batches(fitting)

@@ -87,7 +87,8 @@ def pick_central(candidates, cursor, order, pair, done, most, taken, picked, col
     """Rows with a candidate block whose pair is not `done`, at most `most` per pair (the first ones), and each
     one's candidate first in `order` (flat block indices, nearest the template's middle first): picked[k], at
     cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
-    last one ended, at order[cursor[r]] (len(order): it has none left). `taken` (pairs,) is zeros, and left so."""
+    last one ended, at order[cursor[r]] (len(order): it has none left). `taken` (pairs,) is zeros, and left so;
+    `candidates` is C-contiguous."""
     blocks_l = candidates.shape[2]
     flat = candidates.reshape((candidates.shape[0], candidates.shape[1] * blocks_l))  # C-contiguous: no copy
     found = 0
@@ -95,9 +96,10 @@ def pick_central(candidates, cursor, order, pair, done, most, taken, picked, col
         if done[pair[r]] or taken[pair[r]] >= most:
             continue
         while cursor[r] < order.shape[0]:
-            if flat[r, order[cursor[r]]]:  # most blocks are not: no division until one is
+            at = order[cursor[r]]
+            if flat[r, at]:  # most blocks are not: no division until one is
                 taken[pair[r]] += 1
-                picked[found], cols[found], lines[found] = r, order[cursor[r]] // blocks_l, order[cursor[r]] % blocks_l
+                picked[found], cols[found], lines[found] = r, at // blocks_l, at % blocks_l
                 found += 1
                 break
             cursor[r] += 1

@@ -10,10 +10,11 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    that see none of them; segments to every 3rd point of the blocks still candidates (`lattice.block_points`: no
    other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
    points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
-   first and each from its middle out (`lattice.block_cross`), until one is clear (the witness) or none is left. Sampled points are lattice points, so a block the
-   fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and every
-   block, which `lofkit.testing.sight_brute_force` runs for tests and benchmarks. Zero Visibility zones also block
-   segments that start inside them (see `obstruction.blocked`).
+   first and each from its middle out (`lattice.block_cross`), until one is clear (the witness) or none is left.
+   Sampled points are lattice points, so a block the fine pass would find clear is never skipped: the answer
+   equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` runs for
+   tests and benchmarks. Zero Visibility zones also block segments that start inside them (see
+   `obstruction.blocked`).
 Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
 that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made
 a row (`rows.eye_rows`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches
