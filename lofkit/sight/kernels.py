@@ -125,12 +125,12 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
 @numba.njit(cache=True, nogil=True)
 def _covering_candidate(tile, hull, candidates, normals, offsets, faces, trim) -> int:
     """The first of `candidates` (k,) (-1 for none) crossed by every segment from a point of `tile` to a point of
-    `hull`, with one plane of it keeping `hull` farther than `trim` outside it; -1 if none. The caller has made sure
-    that one plane of each candidate keeps `tile` that far outside it."""
+    `hull`, with one plane of it keeping `hull`, and one `tile`, farther than `trim` outside it; -1 if none."""
     for k in range(candidates.shape[0]):
         p = candidates[k]
         if (p >= 0 and _covers(tile, hull, normals[p], offsets[p], faces[p])  # most fail on a first segment
-                and _room(hull, normals[p], offsets[p], faces[p], trim)):
+                and _room(hull, normals[p], offsets[p], faces[p], trim)
+                and _room(tile, normals[p], offsets[p], faces[p], trim)):
             return k
     return -1
 
@@ -172,12 +172,14 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
     hidden from every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`,
     `highs`, `half_widths`) by one of r's `candidates` (n, k), or each piece of those templates by one of them
     (`_pieces_covered`): the lemma of `obstruction.covering_parts`, with one plane of the part keeping the eyes, and
-    one the hull (or piece), farther than `trim` outside it (the segments' end trim)."""
+    one the hull (or piece), farther than `trim` outside it (the segments' end trim). The part that hid r's last
+    tile is tried first: on table-c's heatmap it hides over half of the tiles."""
     eyes = np.empty((local.shape[1], 3))
     hull = np.empty((12, 3))
     piece = np.empty((12, 3))
-    roomy = np.empty(candidates.shape[1], dtype=np.int64)  # the candidates with room for the tile
+    best = np.empty(1, dtype=np.int64)  # the part that hid the row's last tile: tried first
     for r in range(out.shape[0]):
+        best[0] = -1
         for t in range(local.shape[0]):
             out[r, t] = False
             tile = eyes[: counts[t]]
@@ -187,17 +189,14 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
                 tile[i, 2] = z[r] + max(local[t, i, 2], trim)
             if not templates_hull(tile, target_centres[r], lows[r], highs[r], half_widths[r], hull):
                 continue
-            n = 0
-            for k in range(candidates.shape[1]):
-                p = candidates[r, k]
-                if p >= 0 and _room(tile, normals[p], offsets[p], faces[p], trim):
-                    roomy[n] = p
-                    n += 1
-            if n == 0:
-                continue
-            out[r, t] = (_covering_candidate(tile, hull, roomy[:n], normals, offsets, faces, trim) >= 0
-                         or _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], roomy[:n], normals,
-                                            offsets, faces, trim, piece))
+            if _covering_candidate(tile, hull, best, normals, offsets, faces, trim) < 0:
+                found = _covering_candidate(tile, hull, candidates[r], normals, offsets, faces, trim)
+                if found >= 0:
+                    best[0] = candidates[r, found]
+                elif not _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], candidates[r], normals,
+                                         offsets, faces, trim, piece):
+                    continue
+            out[r, t] = True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -360,7 +359,8 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
       candidate part, entering or leaving it (so that a ray caster would see the part's surface).
     The other segments of eyes not hidden, in row-major order, are written to `origins`, `directions` and
     `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3). A part
-    is tried on a quad or a segment only where its shadow may fall (`_shadows`, from the parts' boxes `bounds`)."""
+    is tried on a quad or a segment only where its shadow may fall (`_shadows`, from the parts' boxes `bounds`), and
+    the part that blocked the eye's last segment first."""
     quad = np.empty((4, 3))
     point = np.empty(3)
     span = np.empty(2, dtype=np.int64)
@@ -387,6 +387,7 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
         if hidden[r]:
             continue
         bits = 0
+        last = 0
         for i in range(across.shape[0] - 1):
             for j in range(patches_up):
                 span[0], span[1], height[0], height[1] = across[i], across[i + 1], up[j], up[j + 1]
@@ -404,11 +405,13 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
                 length = math.sqrt((point[0] - eye[0, 0]) ** 2 + (point[1] - eye[0, 1]) ** 2
                                    + (point[2] - eye[0, 2]) ** 2)
                 at_u, at_h = -half_width + cols[a] * pitch[0], max(lines[b] * pitch[1], trim)
-                for k in range(candidates.shape[1]):
+                for tried in range(candidates.shape[1]):
+                    k = last if tried == 0 else tried - (tried <= last)  # the part that blocked the last point first
                     p = candidates[r, k]
                     if (p >= 0 and not _outside(shadow, k, at_u, at_u, at_h, at_h)
                             and _passes_through(eye_side[k], point, length, trim, normals[p], offsets[p], faces[p])):
                         blocked[r, a, b] = True
+                        last = k
                         break
                 if not blocked[r, a, b]:
                     unit = 1.0 / max(length, NONZERO)
@@ -420,8 +423,7 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
     return written
 
 
-def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes, trim: float,
-                 out: np.ndarray) -> None:
+def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes, trim: float, out: np.ndarray) -> None:
     """out[r, t] = whether one of shooter r's candidate parts hides every eye of tile t from every template of
     target r it may look at (see `_hidden_tiles`)."""
     _hidden_tiles(tiles.local, tiles.counts, shooters.centres, shooters.z, shooters.towards, *targets,
