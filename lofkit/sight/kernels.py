@@ -32,9 +32,8 @@ BOX_PAD = 1e-5
 """mm by which `_shadows` grows a part's box before projecting it: a part's planes are rounded to 9 decimals, so a
 part may reach up to ~1e-6 mm past the box of the corners it was made from."""
 TILE_PIECES = (4, 2)
-"""Pieces (across, up) a tile of eyes splits the templates it looks at into when no single part hides them all
-(`_hidden_tiles`): each piece may then be hidden by a part of its own, as where the seam between two inner boxes of a
-wall runs across the view."""
+"""Pieces (across, up) a tile's templates are split into when no single part hides them all (`_hidden_tiles`), each
+then hidden by a part of its own, as where the seam between two inner boxes of a wall crosses the view."""
 
 
 @numba.njit(cache=True, nogil=True)
@@ -136,32 +135,31 @@ def _covering_candidate(tile, hull, candidates, normals, offsets, faces, trim) -
 
 
 @numba.njit(cache=True, nogil=True)
-def _pieces_covered(tile, hull, centre, low, high, candidates, normals, offsets, faces, trim, piece) -> bool:
-    """Whether each of the `TILE_PIECES` pieces of the templates held by `hull` (as `templates_hull` fills it) is
-    hidden from `tile` by one of `candidates` (each piece by its own). Piece (i, j) holds the part of every template
-    from (2 i / across - 1) to (2 (i + 1) / across - 1) of its half-width along its axis (signed, as `hull`'s
-    side +1 points lie), between heights j / up and (j + 1) / up of low..high: `hull`'s points move linearly with
-    the half-width they stand at, so the same points scaled about `centre` hold the arcs that a fraction of the
-    half-width sweeps, and the pieces cover the templates."""
+def _pieces_covered(tile, hull, centre, low, high, candidates, normals, offsets, faces, trim, piece, start) -> int:
+    """-1 when each of the `TILE_PIECES` pieces of the templates held by `hull` (as `templates_hull` fills it) is
+    hidden from `tile` by one of `candidates` (each by its own), else the first piece found that is not (from piece
+    `start` on). Piece q = i up + j holds the templates from (2 i / across - 1) to (2 (i + 1) / across - 1) of their
+    signed half-width (as `hull`'s side +1 points lie), at heights j / up to (j + 1) / up of low..high: `hull`'s
+    points scaled about `centre` hold the arcs that a fraction of the half-width sweeps."""
     across, up = TILE_PIECES
     last = 0
-    for i in range(across):
-        for j in range(up):
-            bottom, top = low + (high - low) * j / up, low + (high - low) * (j + 1) / up
-            m = 0
-            for a in range(3):
-                for u in (-1.0 + 2.0 * i / across, -1.0 + 2.0 * (i + 1) / across):
-                    for level in (bottom, top):
-                        piece[m, 0] = centre[0] + u * (hull[4 * a + 2, 0] - centre[0])
-                        piece[m, 1] = centre[1] + u * (hull[4 * a + 2, 1] - centre[1])
-                        piece[m, 2] = level
-                        m += 1
-            if _covering_candidate(tile, piece, candidates[last : last + 1], normals, offsets, faces, trim) < 0:
-                found = _covering_candidate(tile, piece, candidates, normals, offsets, faces, trim)
-                if found < 0:
-                    return False
-                last = found
-    return True
+    for tried in range(across * up):
+        q = (start + tried) % (across * up)
+        bottom, top = low + (high - low) * (q % up) / up, low + (high - low) * (q % up + 1) / up
+        m = 0
+        for a in range(3):
+            for u in (-1.0 + 2.0 * (q // up) / across, -1.0 + 2.0 * (q // up + 1) / across):
+                for level in (bottom, top):
+                    piece[m, 0] = centre[0] + u * (hull[4 * a + 2, 0] - centre[0])
+                    piece[m, 1] = centre[1] + u * (hull[4 * a + 2, 1] - centre[1])
+                    piece[m, 2] = level
+                    m += 1
+        if _covering_candidate(tile, piece, candidates[last : last + 1], normals, offsets, faces, trim) < 0:
+            found = _covering_candidate(tile, piece, candidates, normals, offsets, faces, trim)
+            if found < 0:
+                return q
+            last = found
+    return -1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -173,13 +171,13 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
     `highs`, `half_widths`) by one of r's `candidates` (n, k), or each piece of those templates by one of them
     (`_pieces_covered`): the lemma of `obstruction.covering_parts`, with one plane of the part keeping the eyes, and
     one the hull (or piece), farther than `trim` outside it (the segments' end trim). The part that hid r's last
-    tile is tried first: on table-c's heatmap it hides over half of the tiles."""
+    tile is tried first (on table-c's heatmap it hides over half of the tiles), and the piece that r's last tile
+    could not hide (so that most tiles that fail, fail at once)."""
     eyes = np.empty((local.shape[1], 3))
-    hull = np.empty((12, 3))
-    piece = np.empty((12, 3))
-    best = np.empty(1, dtype=np.int64)  # the part that hid the row's last tile: tried first
+    hull, piece = np.empty((12, 3)), np.empty((12, 3))
+    best = np.empty(1, dtype=np.int64)  # the part that hid r's last tile, as an array of candidates
     for r in range(out.shape[0]):
-        best[0] = -1
+        best[0], hard = -1, 0
         for t in range(local.shape[0]):
             out[r, t] = False
             tile = eyes[: counts[t]]
@@ -193,9 +191,12 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
                 found = _covering_candidate(tile, hull, candidates[r], normals, offsets, faces, trim)
                 if found >= 0:
                     best[0] = candidates[r, found]
-                elif not _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], candidates[r], normals,
-                                         offsets, faces, trim, piece):
-                    continue
+                else:
+                    failed = _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], candidates[r], normals,
+                                             offsets, faces, trim, piece, hard)
+                    if failed >= 0:
+                        hard = failed
+                        continue
             out[r, t] = True
 
 
@@ -424,8 +425,7 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
 
 
 def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes, trim: float, out: np.ndarray) -> None:
-    """out[r, t] = whether one of shooter r's candidate parts hides every eye of tile t from every template of
-    target r it may look at (see `_hidden_tiles`)."""
+    """out[r, t] = whether shooter r's candidate parts hide tile t's eyes from target r (see `_hidden_tiles`)."""
     _hidden_tiles(tiles.local, tiles.counts, shooters.centres, shooters.z, shooters.towards, *targets,
                   shooters.candidates, *parts, trim, out)
 
