@@ -34,6 +34,8 @@ from lofkit.units import MM_PER_UNIT
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf")
 CYLINDER_SECTIONS = 64
 _GLTF = (".glb", ".gltf")
+CHUNK = 8
+"""Parts per chunk of neighbours that `ConvexParts.along` passes over whole when a segment misses their box."""
 FLAT = 1e-12
 """A face whose area is at most this share of the square of its mesh's size has none (its corners lie on one
 line)."""
@@ -261,25 +263,46 @@ class ConvexParts:
         return np.concatenate([*self.face_part, np.zeros(0, dtype=np.int64)]), starts.astype(np.int64)
 
     @cached_property
-    def _spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each piece's parts (they are contiguous): where they start and stop, and the box around them all."""
+    def _chunks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The parts in chunks of neighbours, for `along`: each piece's parts (they are contiguous) in Morton order of
+        their boxes' middles, cut into runs of `CHUNK`. Returns the part order, the chunks (first, stop in that
+        order, then the box around their parts) and the pieces (first, stop chunk, then the box around theirs)."""
         _, starts = np.unique(self.piece, return_index=True)
         stops = np.append(starts[1:], len(self.piece))[: len(starts)]
-        boxes = np.array([np.r_[self.bounds[a:b, :3].min(0), self.bounds[a:b, 3:].max(0)] for a, b in zip(starts, stops)])
-        return starts, stops, boxes.reshape(-1, 6)
+        order, chunks, groups = [], [], []
+        for a, b in zip(starts.tolist(), stops.tolist()):
+            bounds = self.bounds[a:b]
+            middles = (bounds[:, :3] + bounds[:, 3:]) / 2
+            low, span = middles.min(axis=0), np.ptp(middles, axis=0).max()
+            cells = ((middles - low) / max(span, 1e-9) * 1023).astype(np.uint64)
+            codes = np.zeros(len(cells), dtype=np.uint64)
+            for bit in range(10):
+                for axis in range(3):
+                    codes |= ((cells[:, axis] >> np.uint64(bit)) & np.uint64(1)) << np.uint64(3 * bit + axis)
+            mine = a + np.argsort(codes, kind="stable")
+            first_chunk = len(chunks)
+            for k in range(0, len(mine), CHUNK):
+                run = self.bounds[mine[k : k + CHUNK]]
+                chunks.append(np.r_[len(order) + k, len(order) + min(k + CHUNK, len(mine)), run[:, :3].min(0),
+                                    run[:, 3:].max(0)])
+            order.extend(mine.tolist())
+            groups.append(np.r_[first_chunk, len(chunks), bounds[:, :3].min(0), bounds[:, 3:].max(0)])
+        return (np.array(order, dtype=np.int64), np.array(chunks, dtype=float).reshape(-1, 8),
+                np.array(groups, dtype=float).reshape(-1, 8))
 
     def along(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every (row, part) such that the segment from `starts[row]` to `ends[row]` ((n, 3) each) meets the part's
         box, ordered by row, then part (`voxels.boxes_along`)."""
         starts, ends = np.ascontiguousarray(starts, dtype=float), np.ascontiguousarray(ends, dtype=float)
-        first, stop, boxes = self._spans
-        groups = np.column_stack([first, stop, boxes]).astype(float)
+        order, chunks, groups = self._chunks
         size = max(1024, 16 * len(starts))
         while True:
             rows, found = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
-            count = boxes_along(starts, ends, self.bounds, groups, rows, found)
+            count = boxes_along(starts, ends, self.bounds, order, chunks, groups, rows, found)
             if count >= 0:
-                return rows[:count], found[:count]
+                rows, found = rows[:count], found[:count]
+                by_row = np.lexsort((found, rows))
+                return rows[by_row], found[by_row]
             size *= 4
 
     def part_at(self, mesh: np.ndarray, face: np.ndarray, points: np.ndarray, directions: np.ndarray) -> np.ndarray:

@@ -214,22 +214,25 @@ def _segment_meets_box(start: np.ndarray, end: np.ndarray, box: np.ndarray) -> b
 
 
 @numba.njit(cache=True)
-def boxes_along(starts: np.ndarray, ends: np.ndarray, bounds: np.ndarray, groups: np.ndarray, rows: np.ndarray,
-                found: np.ndarray) -> int:
+def boxes_along(starts: np.ndarray, ends: np.ndarray, bounds: np.ndarray, order: np.ndarray, chunks: np.ndarray,
+                groups: np.ndarray, rows: np.ndarray, found: np.ndarray) -> int:
     """For each segment r (`starts`, `ends` (n, 3)), the boxes `bounds` (p, 6) it meets, as pairs (rows[i],
-    found[i]) in order of r then box; boxes come in groups (g, 8: first, stop, then the box around the group's
-    boxes), passed over whole when the segment misses the group's box. Returns how many pairs, or -1 when the
-    output arrays are too short."""
+    found[i]) in order of r; boxes come in chunks (c, 8: first, stop in `order`, then the box around the chunk's
+    boxes) and chunks in groups (g, 8: first, stop chunk, then the box around the group's boxes), each passed over
+    whole when the segment misses its box. Returns how many pairs, or -1 when the output arrays are too short."""
     count = 0
     for r in range(len(starts)):
         for g in range(len(groups)):
             if not _segment_meets_box(starts[r], ends[r], groups[g, 2:]):
                 continue
-            for p in range(int(groups[g, 0]), int(groups[g, 1])):
-                if _segment_meets_box(starts[r], ends[r], bounds[p]):
-                    if count == len(rows):
-                        return -1
-                    rows[count] = r
-                    found[count] = p
-                    count += 1
+            for c in range(int(groups[g, 0]), int(groups[g, 1])):
+                if not _segment_meets_box(starts[r], ends[r], chunks[c, 2:]):
+                    continue
+                for k in range(int(chunks[c, 0]), int(chunks[c, 1])):
+                    if _segment_meets_box(starts[r], ends[r], bounds[order[k]]):
+                        if count == len(rows):
+                            return -1
+                        rows[count] = r
+                        found[count] = order[k]
+                        count += 1
     return count
