@@ -17,7 +17,7 @@ prove what it hides. The construction, on a voxel grid of pitch h over the mesh'
    those at the mesh's foot are lowered to just above its underside where the slab below them is clear
    (`lower_to_the_bottom`), so that segments skimming the table cross them.
 5. A coarse grid holds the largest box near each place (`box_lookup`), where a segment that hits the mesh learns
-   the box it goes on into (`boxes_at`).
+   the box it goes on into (`voxels.boxes_next`).
 
 A segment from a point outside the solid to a point inside crosses the surface, so a segment between two points
 outside the solid that crosses a box hits a triangle of the mesh. Embree always casts against the full mesh: a box
@@ -320,22 +320,6 @@ def box_lookup(cells: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:
         lo, hi = cells[k, :3] // LOOKUP, (cells[k, 3:] - 1) // LOOKUP + 1
         lookup[lo[0] : hi[0], lo[1] : hi[1], lo[2] : hi[2]] = k
     return lookup
-
-
-def boxes_at(parts: MeshParts, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
-    """For segments that hit the mesh at `points` (n, 3) going along `directions` (n, 3), in its own frame, the box
-    they are likely to cross next: the one the lookup grid holds at the hit, or a cell or two further on (-1:
-    none). A guess for learning candidates, never a proof."""
-    found = np.full(len(points), -1, dtype=np.int64)
-    for depth in (0.0, 1.0, 2.0):
-        todo = found < 0
-        cell = np.floor((points[todo] + depth * parts.lookup_pitch * directions[todo] - parts.lookup_origin)
-                        / parts.lookup_pitch).astype(np.int64)
-        inside = np.all((cell >= 0) & (cell < parts.lookup.shape), axis=1)
-        at = np.full(len(cell), -1, dtype=np.int64)
-        at[inside] = parts.lookup[tuple(cell[inside].T)]
-        found[todo] = at
-    return found
 
 
 def placed_boxes(boxes: np.ndarray, transform: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

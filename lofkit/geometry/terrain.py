@@ -20,14 +20,13 @@ import trimesh
 from lofkit.errors import Problem
 from lofkit.geometry.inner import (
     MeshParts,
-    boxes_at,
     capped_surface,
     inside_closed,
     mesh_parts,
     parts_cached,
     placed_boxes,
 )
-from lofkit.geometry.voxels import boxes_along
+from lofkit.geometry.voxels import boxes_along, boxes_next
 from lofkit.scene.model import Scene, Terrain
 from lofkit.units import MM_PER_UNIT
 
@@ -305,23 +304,30 @@ class ConvexParts:
                 return rows[by_row], found[by_row]
             size *= 4
 
+    @cached_property
+    def _lookups(self) -> tuple[np.ndarray, ...]:
+        """The chosen pieces' box lookup grids (`MeshParts.lookup`) as `voxels.boxes_next` takes them: frames from
+        table to piece (m, 3, 4), first cells (m, 3), pitches (m,), shapes (m, 3; zeros for a piece without boxes),
+        offsets (m,) into the grids laid end to end (flat)."""
+        frames = np.array([to_piece[:3] for _, to_piece in self.framed]).reshape(-1, 3, 4)
+        origins = np.array([parts.lookup_origin for parts, _ in self.framed], dtype=float).reshape(-1, 3)
+        pitches = np.array([parts.lookup_pitch for parts, _ in self.framed], dtype=float)
+        shapes = np.array([parts.lookup.shape if len(parts.boxes) else (0, 0, 0) for parts, _ in self.framed],
+                          dtype=np.int64).reshape(-1, 3)
+        grids = [parts.lookup.ravel() for parts, _ in self.framed]
+        offsets = np.cumsum([0] + [len(g) for g in grids])[:-1].astype(np.int64)
+        return frames, origins, pitches, shapes, offsets, np.concatenate([*grids, np.zeros(0, dtype=np.int32)])
+
     def part_at(self, mesh: np.ndarray, face: np.ndarray, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
         """The part each segment that first hit face `face` of chosen piece `mesh` at `points` (n, 3), going along
         `directions` (n, 3), leads to: the convex component of that face, else the inner box it is likely to cross
-        next (`inner.boxes_at`); -1 where `mesh` is -1 or there is neither."""
+        next (`voxels.boxes_next`); -1 where `mesh` is -1 or there is neither."""
         table, starts = self._face_table
         hit = mesh >= 0
         part = np.full(len(mesh), -1, dtype=np.int64)
         part[hit] = table[starts[mesh[hit]] + face[hit]]
-        for k in np.unique(mesh[hit & (part < 0)]).tolist():
-            parts, to_piece = self.framed[k]
-            if len(parts.boxes) == 0:
-                continue
-            mine = np.flatnonzero((mesh == k) & (part < 0))
-            along = directions[mine] @ to_piece[:3, :3].T
-            box = boxes_at(parts, points[mine] @ to_piece[:3, :3].T + to_piece[:3, 3],
-                           along / np.linalg.norm(along, axis=1)[:, None])
-            part[mine] = np.where(box >= 0, self.first_box[k] + box, -1)
+        boxes_next(np.ascontiguousarray(points, dtype=float), np.ascontiguousarray(directions, dtype=float),
+                   np.asarray(mesh, dtype=np.int64), *self._lookups, self.first_box, part)
         return part
 
 
