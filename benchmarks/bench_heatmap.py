@@ -36,7 +36,7 @@ from lofkit import World, load_scene
 from lofkit.design.executors import open_executor
 from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
-from lofkit.design.scorecard import heatmap
+from lofkit.design.scorecard import Heatmap, heatmap
 from lofkit.geometry.volumes import base_volumes
 from lofkit.sight.obstruction import hiding_parts
 from lofkit.sight.search import run_search
@@ -103,9 +103,9 @@ class Heatmaps(NamedTuple):
     """A table's terrain and its --quick and exact heatmaps with their wall times (s)."""
 
     world: World
-    quick: object
+    quick: Heatmap
     quick_s: float
-    exact: object
+    exact: Heatmap
     exact_s: float
 
 

@@ -266,28 +266,26 @@ class ConvexParts:
         """The parts in chunks of neighbours, for `along`: each piece's parts (they are contiguous) in Morton order of
         their boxes' middles, cut into runs of `CHUNK`. Returns the part order, the chunks (first, stop in that
         order, then the box around their parts) and the pieces (first, stop chunk, then the box around theirs)."""
-        _, starts = np.unique(self.piece, return_index=True)
-        stops = np.append(starts[1:], len(self.piece))[: len(starts)]
-        order, chunks, groups = [], [], []
-        for a, b in zip(starts.tolist(), stops.tolist()):
-            bounds = self.bounds[a:b]
-            middles = (bounds[:, :3] + bounds[:, 3:]) / 2
-            low, span = middles.min(axis=0), np.ptp(middles, axis=0).max()
-            cells = ((middles - low) / max(span, 1e-9) * 1023).astype(np.uint64)
-            codes = np.zeros(len(cells), dtype=np.uint64)
-            for bit in range(10):
-                for axis in range(3):
-                    codes |= ((cells[:, axis] >> np.uint64(bit)) & np.uint64(1)) << np.uint64(3 * bit + axis)
-            mine = a + np.argsort(codes, kind="stable")
-            first_chunk = len(chunks)
-            for k in range(0, len(mine), CHUNK):
-                run = self.bounds[mine[k : k + CHUNK]]
-                chunks.append(np.r_[len(order) + k, len(order) + min(k + CHUNK, len(mine)), run[:, :3].min(0),
-                                    run[:, 3:].max(0)])
-            order.extend(mine.tolist())
-            groups.append(np.r_[first_chunk, len(chunks), bounds[:, :3].min(0), bounds[:, 3:].max(0)])
-        return (np.array(order, dtype=np.int64), np.array(chunks, dtype=float).reshape(-1, 8),
-                np.array(groups, dtype=float).reshape(-1, 8))
+        count = len(self.piece)
+        if count == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 8)), np.zeros((0, 8))
+        starts = np.flatnonzero(np.r_[True, self.piece[1:] != self.piece[:-1]])
+        owner = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, count]))
+        middles = (self.bounds[:, :3] + self.bounds[:, 3:]) / 2
+        low = np.minimum.reduceat(middles, starts)
+        span = (np.maximum.reduceat(middles, starts) - low).max(axis=1)
+        cells = ((middles - low[owner]) / np.maximum(span, 1e-9)[owner, None] * 1023).astype(np.uint64)
+        codes = np.zeros(count, dtype=np.uint64)
+        for bit in range(10):
+            for axis in range(3):
+                codes |= ((cells[:, axis] >> np.uint64(bit)) & np.uint64(1)) << np.uint64(3 * bit + axis)
+        order = np.lexsort((codes, owner))  # stable: pieces keep their places
+        firsts = np.flatnonzero((np.arange(count) - starts[owner]) % CHUNK == 0)
+        ordered = self.bounds[order]
+        chunks = np.column_stack([firsts, np.r_[firsts[1:], count], box_around(ordered, firsts)])
+        first_chunk = np.searchsorted(firsts, starts)
+        groups = np.column_stack([first_chunk, np.r_[first_chunk[1:], len(firsts)], box_around(self.bounds, starts)])
+        return order, chunks.astype(float), groups.astype(float)
 
     def along(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every (row, part) such that the segment from `starts[row]` to `ends[row]` ((n, 3) each) meets the part's
@@ -304,20 +302,6 @@ class ConvexParts:
                 return rows[by_row], found[by_row]
             size *= 4
 
-    @cached_property
-    def _lookups(self) -> tuple[np.ndarray, ...]:
-        """The chosen pieces' box lookup grids (`MeshParts.lookup`) as `voxels.boxes_next` takes them: frames from
-        table to piece (m, 3, 4), first cells (m, 3), pitches (m,), shapes (m, 3; zeros for a piece without boxes),
-        offsets (m,) into the grids laid end to end (flat)."""
-        frames = np.array([to_piece[:3] for _, to_piece in self.framed]).reshape(-1, 3, 4)
-        origins = np.array([parts.lookup_origin for parts, _ in self.framed], dtype=float).reshape(-1, 3)
-        pitches = np.array([parts.lookup_pitch for parts, _ in self.framed], dtype=float)
-        shapes = np.array([parts.lookup.shape if len(parts.boxes) else (0, 0, 0) for parts, _ in self.framed],
-                          dtype=np.int64).reshape(-1, 3)
-        grids = [parts.lookup.ravel() for parts, _ in self.framed]
-        offsets = np.cumsum([0] + [len(g) for g in grids])[:-1].astype(np.int64)
-        return frames, origins, pitches, shapes, offsets, np.concatenate([*grids, np.zeros(0, dtype=np.int32)])
-
     def part_at(self, mesh: np.ndarray, face: np.ndarray, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
         """The part each segment that first hit face `face` of chosen piece `mesh` at `points` (n, 3), going along
         `directions` (n, 3), leads to: the convex component of that face, else the inner box it is likely to cross
@@ -326,9 +310,18 @@ class ConvexParts:
         hit = mesh >= 0
         part = np.full(len(mesh), -1, dtype=np.int64)
         part[hit] = table[starts[mesh[hit]] + face[hit]]
-        boxes_next(np.ascontiguousarray(points, dtype=float), np.ascontiguousarray(directions, dtype=float),
-                   np.asarray(mesh, dtype=np.int64), *self._lookups, self.first_box, part)
+        points, directions = np.ascontiguousarray(points, dtype=float), np.ascontiguousarray(directions, dtype=float)
+        for k in np.unique(mesh[hit & (part < 0)]).tolist():
+            parts, to_piece = self.framed[k]
+            if len(parts.boxes):
+                boxes_next(points, directions, mesh, k, to_piece, parts.lookup, parts.lookup_origin,
+                           parts.lookup_pitch, self.first_box[k], part)
         return part
+
+
+def box_around(boxes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The box (6,) around each run of `boxes` (k, 6) that starts at `starts` and stops where the next one starts."""
+    return np.hstack([np.minimum.reduceat(boxes[:, :3], starts), np.maximum.reduceat(boxes[:, 3:], starts)])
 
 
 def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:

@@ -239,34 +239,28 @@ def boxes_along(starts: np.ndarray, ends: np.ndarray, bounds: np.ndarray, order:
 
 
 @numba.njit(cache=True)
-def boxes_next(points: np.ndarray, directions: np.ndarray, mesh: np.ndarray, frames: np.ndarray, origins: np.ndarray,
-               pitches: np.ndarray, shapes: np.ndarray, offsets: np.ndarray, lookups: np.ndarray, first_box: np.ndarray,
-               part: np.ndarray) -> None:
-    """For each segment s that hit mesh k = mesh[s] >= 0 at points[s] going along directions[s] (n, 3 each) and has
-    no part yet (part[s] < 0): the box it is likely to cross next, as first_box[k] + the box that mesh k's lookup
-    grid holds at the hit, or a cell or two further on (a guess for learning candidates, never a proof; left -1
-    where there is none). Mesh k's grid is `lookups[offsets[k]:]` in C order, of shape shapes[k] (zeros: no
-    boxes), its first cell at origins[k], its cells pitches[k] a side, in the frame that frames[k] (3, 4) takes
-    table points to."""
+def boxes_next(points: np.ndarray, directions: np.ndarray, mesh: np.ndarray, k: int, to_mesh: np.ndarray,
+               lookup: np.ndarray, origin: np.ndarray, pitch: float, first_box: int, part: np.ndarray) -> None:
+    """For each segment s that hit mesh k (mesh[s] == k) at points[s] going along directions[s] (n, 3 each) and has
+    no part yet (part[s] < 0): the inner box it is likely to cross next, first_box + the box that the mesh's
+    `lookup` grid (first cell at `origin`, cells `pitch` a side, in the frame that `to_mesh` (4, 4) takes table
+    points to) holds at the hit, or a cell or two further on. A guess for learning candidates, never a proof; left
+    -1 where there is none."""
     local, along = np.empty(3), np.empty(3)
     for s in range(len(mesh)):
-        k = mesh[s]
-        if k < 0 or part[s] >= 0 or shapes[k, 0] == 0:
+        if mesh[s] != k or part[s] >= 0:
             continue
         for i in range(3):
-            local[i] = (frames[k, i, 0] * points[s, 0] + frames[k, i, 1] * points[s, 1] + frames[k, i, 2] * points[s, 2]
-                        + frames[k, i, 3])
-            along[i] = (frames[k, i, 0] * directions[s, 0] + frames[k, i, 1] * directions[s, 1]
-                        + frames[k, i, 2] * directions[s, 2])
+            local[i] = (to_mesh[i, 0] * points[s, 0] + to_mesh[i, 1] * points[s, 1] + to_mesh[i, 2] * points[s, 2]
+                        + to_mesh[i, 3])
+            along[i] = (to_mesh[i, 0] * directions[s, 0] + to_mesh[i, 1] * directions[s, 1]
+                        + to_mesh[i, 2] * directions[s, 2])
         norm = math.sqrt(along[0] ** 2 + along[1] ** 2 + along[2] ** 2)
         for depth in (0.0, 1.0, 2.0):
-            index, inside = 0, True
-            for i in range(3):
-                cell = math.floor((local[i] + depth * pitches[k] * (along[i] / norm) - origins[k, i]) / pitches[k])
-                if cell < 0 or cell >= shapes[k, i]:
-                    inside = False
-                    break
-                index = index * shapes[k, i] + cell
-            if inside and lookups[offsets[k] + index] >= 0:
-                part[s] = first_box[k] + lookups[offsets[k] + index]
+            c0 = math.floor((local[0] + depth * pitch * (along[0] / norm) - origin[0]) / pitch)
+            c1 = math.floor((local[1] + depth * pitch * (along[1] / norm) - origin[1]) / pitch)
+            c2 = math.floor((local[2] + depth * pitch * (along[2] / norm) - origin[2]) / pitch)
+            if (0 <= c0 < lookup.shape[0] and 0 <= c1 < lookup.shape[1] and 0 <= c2 < lookup.shape[2]
+                    and lookup[c0, c1, c2] >= 0):
+                part[s] = first_box + lookup[c0, c1, c2]
                 break
