@@ -175,9 +175,8 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
     could not hide (so that most tiles that fail, fail at once)."""
     eyes = np.empty((local.shape[1], 3))
     hull, piece = np.empty((12, 3)), np.empty((12, 3))
-    best = np.empty(1, dtype=np.int64)  # the part that hid r's last tile, as an array of candidates
     for r in range(out.shape[0]):
-        best[0], hard = -1, 0
+        best, hard = 0, 0  # the candidate that hid r's last tile, the piece that its last tile could not
         for t in range(local.shape[0]):
             out[r, t] = False
             tile = eyes[: counts[t]]
@@ -187,10 +186,10 @@ def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, high
                 tile[i, 2] = z[r] + max(local[t, i, 2], trim)
             if not templates_hull(tile, target_centres[r], lows[r], highs[r], half_widths[r], hull):
                 continue
-            if _covering_candidate(tile, hull, best, normals, offsets, faces, trim) < 0:
+            if _covering_candidate(tile, hull, candidates[r, best : best + 1], normals, offsets, faces, trim) < 0:
                 found = _covering_candidate(tile, hull, candidates[r], normals, offsets, faces, trim)
                 if found >= 0:
-                    best[0] = candidates[r, found]
+                    best = found
                 else:
                     failed = _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], candidates[r], normals,
                                              offsets, faces, trim, piece, hard)
