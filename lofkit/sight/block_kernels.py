@@ -24,13 +24,23 @@ def _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out) -> 
 
 
 @numba.njit(cache=True, nogil=True)
-def clear_blocks(known, wide, high, out) -> None:
+def clear_blocks(known, wide, high, stride, out) -> None:
     """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
-    blocked."""
+    blocked. A block at least `stride` cells wide and high holds a lattice point of every `stride`-th column and
+    line, so only the blocks around such points not known blocked are worked out (most rows have a few)."""
     n, cols, lines = known.shape
+    blocks_c, blocks_l = cols - wide, lines - high
     summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
     for r in range(n):
-        _clear_region(known, r, 0, cols - wide, 0, lines - high, wide, high, summed, out)
+        c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
+        for c in range(0, cols, stride):
+            for line in range(0, lines, stride):
+                if not known[r, c, line]:  # the blocks holding it have lower-left points up to a block back
+                    c_lo, c_hi = min(c_lo, max(c - wide, 0)), max(c_hi, min(c + 1, blocks_c))
+                    l_lo, l_hi = min(l_lo, max(line - high, 0)), max(l_hi, min(line + 1, blocks_l))
+        out[r] = False
+        if c_lo < c_hi and l_lo < l_hi:
+            _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -65,21 +75,32 @@ def clear_blocks_again(known, wide, high, rows, out) -> None:
 @numba.njit(cache=True, nogil=True)
 def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
     """out[k, i, j] = whether lattice point (cols[i], lines[j]) of row rows[k] lies in a block (wide x high cells,
-    by lower-left point) that `candidates` (n, c, l) marks, by a summed-area table of the blocks."""
+    by lower-left point) that `candidates` (n, c, l) marks, by a summed-area table of the blocks around the
+    candidates (a row's candidates lie close together: those of a few clear stride-9 points)."""
     blocks_c, blocks_l = candidates.shape[1], candidates.shape[2]
     summed = np.zeros((blocks_c + 1, blocks_l + 1), dtype=np.int32)
     for k in range(rows.shape[0]):
+        c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
         for c in range(blocks_c):
-            run = 0
             for line in range(blocks_l):
-                run += candidates[rows[k], c, line]
+                if candidates[rows[k], c, line]:
+                    c_lo, c_hi = min(c_lo, c), c + 1
+                    l_lo, l_hi = min(l_lo, line), max(l_hi, line + 1)
+        out[k] = False
+        if c_lo >= c_hi:
+            continue
+        for c in range(c_hi - c_lo):  # summed[c, l]: candidates among blocks c_lo.. c_lo + c - 1, l_lo.. l_lo + l - 1
+            run = 0
+            for line in range(l_hi - l_lo):
+                run += candidates[rows[k], c_lo + c, l_lo + line]
                 summed[c + 1, line + 1] = summed[c, line + 1] + run
         for i in range(cols.shape[0]):
-            c_lo, c_hi = max(cols[i] - wide, 0), min(cols[i], blocks_c - 1) + 1
+            lo_c, hi_c = max(cols[i] - wide, c_lo), min(cols[i] + 1, c_hi)
             for j in range(lines.shape[0]):
-                l_lo, l_hi = max(lines[j] - high, 0), min(lines[j], blocks_l - 1) + 1
-                out[k, i, j] = c_lo < c_hi and l_lo < l_hi and (summed[c_hi, l_hi] - summed[c_lo, l_hi]
-                                                                - summed[c_hi, l_lo] + summed[c_lo, l_lo]) > 0
+                lo_l, hi_l = max(lines[j] - high, l_lo), min(lines[j] + 1, l_hi)
+                out[k, i, j] = lo_c < hi_c and lo_l < hi_l and (
+                    summed[hi_c - c_lo, hi_l - l_lo] - summed[lo_c - c_lo, hi_l - l_lo]
+                    - summed[hi_c - c_lo, lo_l - l_lo] + summed[lo_c - c_lo, lo_l - l_lo]) > 0
 
 
 @numba.njit(cache=True, nogil=True)

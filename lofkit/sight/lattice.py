@@ -135,7 +135,7 @@ def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarra
     no point known to be blocked: the candidates for a seen square."""
     n, cols, lines = known_blocked.shape
     clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
-    block_kernels.clear_blocks(known_blocked, block[0], block[1], clear)
+    block_kernels.clear_blocks(known_blocked, block[0], block[1], min(COARSE_STRIDES[0], *block), clear)
     return clear
 
 
