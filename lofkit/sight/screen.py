@@ -8,8 +8,6 @@ its whole template, against each of its `PATCHES`, and against each sampled segm
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened
@@ -34,22 +32,16 @@ def _patches(lattice: Lattice) -> tuple[np.ndarray, np.ndarray, list[tuple[int, 
 
 
 def in_patches(lattice: Lattice, proved: np.ndarray, cols: np.ndarray, lines: np.ndarray) -> np.ndarray:
-    """Whether each lattice point cols x lines lies in a patch its row proved it cannot see: (n, c, r)."""
-    inside = np.zeros((len(proved), len(cols), len(lines)), dtype=bool)
-    for k, holds in enumerate(_patch_masks(lattice, tuple(cols.tolist()), tuple(lines.tolist()))):
-        rows = np.flatnonzero(proved[:, k])
-        if len(rows):
-            inside[rows] |= holds
-    return inside
-
-
-@lru_cache(maxsize=64)
-def _patch_masks(lattice: Lattice, cols: tuple[int, ...], lines: tuple[int, ...]) -> np.ndarray:
-    """Which lattice points cols x lines each patch holds: (patches, c, r)."""
+    """Whether each lattice point cols x lines (ascending) lies in a patch its row proved it cannot see: (n, c, r)."""
     across, up, patches = _patches(lattice)
-    cols, lines = np.array(cols), np.array(lines)
-    return np.stack([np.outer((across[i] <= cols) & (cols <= across[i + 1]), (up[j] <= lines) & (lines <= up[j + 1]))
-                     for i, j in patches])
+    inside = np.zeros((len(proved), len(cols), len(lines)), dtype=bool)
+    for k, (i, j) in enumerate(patches):
+        rows = np.flatnonzero(proved[:, k])
+        if len(rows):  # a patch's points are a run of cols by a run of lines
+            c0, c1 = np.searchsorted(cols, across[i]), np.searchsorted(cols, across[i + 1], side="right")
+            l0, l1 = np.searchsorted(lines, up[j]), np.searchsorted(lines, up[j + 1], side="right")
+            inside[rows, c0:c1, l0:l1] = True
+    return inside
 
 
 def screen(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray, cols: np.ndarray, lines: np.ndarray,
