@@ -263,9 +263,10 @@ def _dense(radius: float, height: float, spacing: float) -> tuple[np.ndarray, np
 
 def to_world(local: np.ndarray, centre: np.ndarray, z, towards: np.ndarray) -> np.ndarray:
     """Local eye points (k, 3) (along `towards`, to its left, up) of a volume standing at `centre`, `z`: world
-    points (k, 3), or (n, k, 3) for n volumes (`centre` (n, 2), `z` (n,), `towards` (n, 2))."""
+    points (k, 3), or (n, k, 3) for n volumes (`centre` (n, 2), `z` (n,), `towards` (n, 2)); `local` may also
+    be (n, k, 3), eyes of each volume's own."""
     centre, towards = np.asarray(centre, dtype=float)[..., None, :], np.asarray(towards, dtype=float)[..., None, :]
     left = np.stack([-towards[..., 1], towards[..., 0]], axis=-1)
-    xy = centre + local[:, :1] * towards + local[:, 1:2] * left
-    up = np.asarray(z, dtype=float)[..., None, None] + np.maximum(local[:, 2:3], END_TRIM)
+    xy = centre + local[..., :1] * towards + local[..., 1:2] * left
+    up = np.asarray(z, dtype=float)[..., None, None] + np.maximum(local[..., 2:3], END_TRIM)
     return np.concatenate([xy, np.broadcast_to(up, xy.shape[:-1] + (1,))], axis=-1)

@@ -72,10 +72,11 @@ def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, patt
         if candidates is not None and pattern is dense_eyes and len(world.convex_parts.piece):
             tile, grouped, counts = dense_tiles(radius, height)
             keep = ~hidden_eye_tiles(world, grouped, counts, same, shooters, targets, towards, candidates)[:, tile]
-        placed = to_world(local, v.centre[shooters[same]], v.z[shooters[same]], towards[same])  # (n, k, 3)
-        owners.append(np.broadcast_to(same[:, None], keep.shape)[keep])
-        ranks.append(np.broadcast_to(np.arange(len(local)), keep.shape)[keep])
-        eyes.append(placed[keep])
+        kept, rank = np.nonzero(keep)  # most dense eyes are in hidden tiles: only the others are placed
+        shooter = shooters[same[kept]]
+        eyes.append(to_world(local[rank][:, None], v.centre[shooter], v.z[shooter], towards[same[kept]])[:, 0])
+        owners.append(same[kept])
+        ranks.append(rank)
     order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
     eyes = np.concatenate(eyes)[order]
