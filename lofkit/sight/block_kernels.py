@@ -24,6 +24,19 @@ def _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out) -> 
 
 
 @numba.njit(cache=True, nogil=True)
+def _marked_box(marks, r) -> tuple[int, int, int, int]:
+    """The box of blocks around those `marks` (n, c, l) holds for row r: c_lo, c_hi, l_lo, l_hi (stops exclusive;
+    c_lo >= c_hi when there is none)."""
+    c_lo, c_hi, l_lo, l_hi = marks.shape[1], 0, marks.shape[2], 0
+    for c in range(marks.shape[1]):
+        for line in range(marks.shape[2]):
+            if marks[r, c, line]:
+                c_lo, c_hi = min(c_lo, c), c + 1
+                l_lo, l_hi = min(l_lo, line), max(l_hi, line + 1)
+    return c_lo, c_hi, l_lo, l_hi
+
+
+@numba.njit(cache=True, nogil=True)
 def clear_blocks(known, wide, high, stride, out) -> None:
     """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
     blocked. A block at least `stride` cells wide and high holds a lattice point of every `stride`-th column and
@@ -59,15 +72,9 @@ def clear_blocks_near(known, wide, high, rows, c0, l0, out) -> None:
 def clear_blocks_again(known, wide, high, rows, out) -> None:
     """`clear_blocks` again for rows `rows` after more of their points became known: blocks only stop being clear,
     so only those within the bounding box of the clear ones are recomputed."""
-    blocks_c, blocks_l = out.shape[1], out.shape[2]
     summed = np.zeros((known.shape[1] + 1, known.shape[2] + 1), dtype=np.int32)
     for r in rows:
-        c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
-        for c in range(blocks_c):
-            for line in range(blocks_l):
-                if out[r, c, line]:
-                    c_lo, c_hi = min(c_lo, c), c + 1
-                    l_lo, l_hi = min(l_lo, line), max(l_hi, line + 1)
+        c_lo, c_hi, l_lo, l_hi = _marked_box(out, r)
         if c_lo < c_hi:
             _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
 
@@ -80,12 +87,7 @@ def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
     blocks_c, blocks_l = candidates.shape[1], candidates.shape[2]
     summed = np.zeros((blocks_c + 1, blocks_l + 1), dtype=np.int32)
     for k in range(rows.shape[0]):
-        c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
-        for c in range(blocks_c):
-            for line in range(blocks_l):
-                if candidates[rows[k], c, line]:
-                    c_lo, c_hi = min(c_lo, c), c + 1
-                    l_lo, l_hi = min(l_lo, line), max(l_hi, line + 1)
+        c_lo, c_hi, l_lo, l_hi = _marked_box(candidates, rows[k])
         out[k] = False
         if c_lo >= c_hi:
             continue

@@ -188,11 +188,18 @@ def central_order(cols: int, lines: int) -> np.ndarray:
     return np.argsort(offset.ravel(), kind="stable")
 
 
+def search_start(candidates: np.ndarray) -> np.ndarray:
+    """Where each row's `pick_central` search starts (n,): at its most central block, or past its last block when it
+    has no candidate (else the search would run through every block of it once to find none)."""
+    return np.where(candidates.any(axis=(1, 2)), 0, candidates.shape[1] * candidates.shape[2])
+
+
 def pick_central(candidates: np.ndarray, cursor: np.ndarray, pair: np.ndarray, done: np.ndarray,
                  most: int) -> tuple[np.ndarray, ...]:
     """Rows with a candidate block (`candidates` (n, c, r)) whose pair is not `done`, at most `most` per pair (the
-    first ones), and the `central_blocks` of each: (rows, their columns, their lines). `cursor` (n,), zeros at
-    first, keeps where each row's search got to: blocks may only stop being candidates between calls."""
+    first ones), and the `central_blocks` of each: (rows, their columns, their lines). `cursor` (n,), from
+    `search_start` at first, keeps where each row's search got to: blocks may only stop being candidates between
+    calls."""
     n = len(candidates)
     picked, cols, lines = (np.empty(n, dtype=np.int64) for _ in range(3))
     found = block_kernels.pick_central(candidates, cursor, central_order(*candidates.shape[1:]), pair, done, most,

@@ -46,6 +46,7 @@ from lofkit.sight.lattice import (
     lead_eye,
     other_key_eyes,
     pick_central,
+    search_start,
     template_axis,
 )
 from lofkit.sight.learning import LearnedParts
@@ -187,8 +188,7 @@ class PairSearch:
         time (`lattice.pick_central`), until every pair has a witness or no candidate is left. A block's middle
         column and line (`block_cross`) are cast first, and the rest of it only when they are clear."""
         bw, bh = views.lattice.block
-        blocks = candidates.shape[1] * candidates.shape[2]
-        cursor = np.where(candidates.any(axis=(1, 2)), 0, blocks)  # a row with none left is not searched
+        cursor = search_start(candidates)
         cross = block_cross(views.lattice.block)
         while True:
             pick, c0, r0 = pick_central(candidates, cursor, views.rows.pair, self.findings.done, ROWS_PER_PAIR)
