@@ -304,7 +304,7 @@ def test_prisms_contain_their_volumes():
 
 @given(st.integers(0, 2**32 - 1))
 def test_block_points_are_the_points_of_candidate_blocks(seed):
-    """The stride-3 pass casts only points in some candidate block: exactly the union of the blocks' points."""
+    """The stride-5 pass casts only points in some candidate block: exactly the union of the blocks' points."""
     rng = np.random.default_rng(seed)
     candidates = rng.random((3, 12, 17)) < rng.uniform(0, 0.1)
     block = (int(rng.integers(1, 6)), int(rng.integers(1, 6)))
@@ -319,7 +319,7 @@ def test_block_points_are_the_points_of_candidate_blocks(seed):
 @given(st.integers(0, 2**32 - 1))
 def test_clear_blocks_found_again_in_place_equal_them_found_afresh(seed):
     """The search keeps its candidate blocks up to date in place, after a block's points are cast (near it only) and
-    after the stride-3 pass (within the box of those still clear): always what `clear_blocks` finds afresh, with
+    after the stride-5 pass (within the box of those still clear): always what `clear_blocks` finds afresh, with
     a block of no blocked point counted clear by brute force."""
     rng = np.random.default_rng(seed)
     block = (int(rng.integers(1, 6)), int(rng.integers(1, 6)))

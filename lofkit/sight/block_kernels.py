@@ -39,8 +39,8 @@ def _marked_box(marks, r) -> tuple[int, int, int, int]:
 @numba.njit(cache=True, nogil=True)
 def clear_blocks(known, wide, high, stride, out) -> None:
     """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
-    blocked. A block at least `stride` cells wide and high holds a lattice point of every `stride`-th column and
-    line, so only the blocks around such points not known blocked are worked out (most rows have a few)."""
+    blocked. A block spans wide + 1 by high + 1 points, so with `stride` at most that it holds a lattice point
+    of every `stride`-th column and line, and only the blocks around such points not known blocked are worked out (most rows have a few)."""
     n, cols, lines = known.shape
     blocks_c, blocks_l = cols - wide, lines - high
     summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
@@ -83,7 +83,7 @@ def clear_blocks_again(known, wide, high, rows, out) -> None:
 def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
     """out[k, i, j] = whether lattice point (cols[i], lines[j]) of row rows[k] lies in a block (wide x high cells,
     by lower-left point) that `candidates` (n, c, l) marks, by a summed-area table of the blocks around the
-    candidates (a row's candidates lie close together: those of a few clear stride-9 points)."""
+    candidates (a row's candidates lie close together: those of a few clear coarse points)."""
     blocks_c, blocks_l = candidates.shape[1], candidates.shape[2]
     summed = np.zeros((blocks_c + 1, blocks_l + 1), dtype=np.int32)
     for k in range(rows.shape[0]):

@@ -4,7 +4,7 @@ docs/rules.md (LoF 3): "Segments are obstructed by: every terrain piece that blo
 trooper, friendly, enemy or neutral. Never by: A and B themselves, markers, troopers that declared a movement".
 Terrain goes to the world's ray back-end in large batches (`obstruction.blocked`); each pair is tested against the
 troopers standing in its corridor only. Every segment cast is reported to `progress`, and the convex parts that
-stop the stride-9 segments are remembered (`learning.LearnedParts`).
+stop the stride-10 segments are remembered (`learning.LearnedParts`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from lofkit.sight.obstruction import Segments, blocked, blocked_first_parts, blo
 from lofkit.sight.rows import EyeRows, Views, placed_templates
 
 LEARN_EVERY = 8
-"""One stride-9 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
+"""One stride-10 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
 with the cheaper occlusion query. An eighth of the segments ranks a pair's parts about as well as all of them
 (table-c's matrix cast 4.13 M segments learning from every 4th, 4.17 M from every 16th)."""
 

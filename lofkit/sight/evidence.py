@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from lofkit.sight.lattice import (
-    COARSE_STRIDES,
     Lattice,
     headings,
     key_eyes,
@@ -27,6 +26,8 @@ from lofkit.sight.rows import Views
 
 EVIDENCE_BLOCKERS = 3
 """Blockers a NO names at most."""
+EVIDENCE_STRIDE = 3
+"""Every how many lattice points, across and up, the evidence samples a template."""
 
 
 def _xyz(point) -> list[float]:
@@ -108,7 +109,7 @@ def evidence_segments(world, shooter: int, target: int) -> tuple[Segments, np.nd
     centres = np.broadcast_to(v.centre[target], (len(eyes), 2))
     axis = template_axis(eyes, centres, towards[None])
     cw, ch = lattice.cells
-    stride = COARSE_STRIDES[-1]
+    stride = EVIDENCE_STRIDE
     points = template_points(lattice, axis, centres, np.full(len(eyes), v.z[target]), np.arange(0, cw + 1, stride),
                              np.arange(0, ch + 1, stride))
     starts = np.repeat(eyes, points.shape[1] * points.shape[2], axis=0)

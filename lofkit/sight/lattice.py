@@ -45,9 +45,10 @@ SAME_SPOT = 1e-9
 WINDOW_FOUND = 3.5
 """mm: the precision contract's window, which a template of any standard silhouette finds wherever it lies (a block
 and one more cell: 3.47-3.50 mm; tests/test_lof.py)."""
-COARSE_STRIDES = (9, 3)
-"""Lattice strides sampled before the fine checks: a block spans at least 9 cells, so it holds a point of every 9th
-column and row, and 3 x 3 points of every 3rd."""
+COARSE_STRIDES = (10, 5)
+"""Lattice strides sampled before the fine checks: a block spans at least 9 cells, so 10 lattice points, and holds a
+point of every 10th column and row, and 2 x 2 points of every 5th. (Strides 9 and 3 cast 21% more segments on
+table-c's heatmap and 16% more on table-b's: 9 x 13 points of an S2 template at the first stride, against 8 x 12.)"""
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarra
     no point known to be blocked: the candidates for a seen square."""
     n, cols, lines = known_blocked.shape
     clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
-    block_kernels.clear_blocks(known_blocked, block[0], block[1], min(COARSE_STRIDES[0], *block), clear)
+    block_kernels.clear_blocks(known_blocked, block[0], block[1], min(COARSE_STRIDES[0], block[0] + 1, block[1] + 1), clear)
     return clear
 
 

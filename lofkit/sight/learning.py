@@ -1,7 +1,7 @@
 """What each pair remembers: the convex parts on the line between its troopers, then those that blocked its segments,
 as the candidates of its next proofs.
 
-A part that blocked many of a pair's stride-9 segments is likely to hide whole tiles of its next eyes, whole
+A part that blocked many of a pair's stride-10 segments is likely to hide whole tiles of its next eyes, whole
 templates or patches (`rows.hidden_eye_tiles`, `screen.screen`); a proof from a candidate is still the convexity
 lemma of `obstruction.covering_parts`, so remembering a part never hides a clear segment.
 """
@@ -15,7 +15,7 @@ LINE_PARTS = 64
 are its first candidates, and all of them may hide tiles of its dense eyes (`rows.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers (first those on the line between the two volumes, then those that
-blocked its stride-9 segments), as candidates for its next eyes."""
+blocked its stride-10 segments), as candidates for its next eyes."""
 
 
 def parts_along(parts, starts: np.ndarray, ends: np.ndarray, most: int) -> np.ndarray:

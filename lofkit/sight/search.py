@@ -6,8 +6,8 @@ holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once
 
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
 1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes;
-2. key eyes, then dense eyes, each way (`rows`): segments to every 9th lattice point of the template drop the eyes
-   that see none of them; segments to every 3rd point of the blocks still candidates (`lattice.block_points`: no
+2. key eyes, then dense eyes, each way (`rows`): segments to every 10th lattice point of the template drop the eyes
+   that see none of them; segments to every 5th point of the blocks still candidates (`lattice.block_points`: no
    other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
    points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
    first and each from its middle out (`lattice.block_cross`), until one is clear (the witness) or none is left.
@@ -18,7 +18,7 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
 Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
 that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made
 a row (`rows.eye_rows`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches
-of it a part hides, and tests each stride-9 segment against the parts before any is cast. Every proof is the
+of it a part hides, and tests each stride-10 segment against the parts before any is cast. Every proof is the
 convexity lemma of `obstruction.covering_parts`, so it never hides a clear segment.
 Segments of all pairs go to the ray back-end in large batches (`casting`); templates of each size are searched
 apart.
@@ -127,7 +127,7 @@ class PairSearch:
                     self._look_at(lattice, chunk, exhaustive_fine, centre_first)
 
     def _look_at(self, lattice: Lattice, rows: EyeRows, exhaustive_fine: bool, centre_first: bool = False) -> None:
-        """Passes at lattice strides 9 and 3, then fine checks of candidate blocks until each pair has a witness.
+        """Passes at lattice strides 10 and 5, then fine checks of candidate blocks until each pair has a witness.
         The brute force (`exhaustive_fine`) proves nothing and casts every point."""
         v = self.world.troopers
         axis = template_axis(rows.eye, v.centre[rows.target], headings(v, rows.shooter, rows.target))
@@ -149,10 +149,10 @@ class PairSearch:
         self._fine_pass(views, known, tested, candidates)
 
     def _coarse_pass(self, views: Views, centre_first: bool) -> tuple[Views, np.ndarray, np.ndarray]:
-        """The stride-9 pass, compiled first (`_screen`): eyes that provably see none of their template are
+        """The stride-10 pass, compiled first (`_screen`): eyes that provably see none of their template are
         dropped, the patches an eye provably cannot see and the segments its candidate parts block are marked
-        blocked without a segment cast; the rest are cast. A block spans at least 9 cells, so it holds a lattice
-        point of every 9th column and row: eyes with no clear stride-9 point are dropped before any per-eye lattice
+        blocked without a segment cast; the rest are cast. A block spans at least 10 lattice points, so it holds a
+        point of every 10th column and row: eyes with no clear stride-10 point are dropped before any per-eye lattice
         arrays are made. With `centre_first`, the block at the template's centre is cast first: when it is clear
         it is the witness the passes would pick (the candidate nearest the middle), found for ~100 segments
         instead of ~1,000. Returns the eyes left, which of their lattice points are known blocked, and which were
@@ -174,7 +174,7 @@ class PairSearch:
             marks.append((block_cols, block_lines, centre, cast))
         coarse[~coarse] = self.caster.blocked(views.rows, owner, segments, learn=True)
         marks.insert(0, (cols, lines, coarse, np.ones_like(coarse)))
-        seeing = np.flatnonzero(~coarse.all(axis=(1, 2)))  # eyes with a clear stride-9 point
+        seeing = np.flatnonzero(~coarse.all(axis=(1, 2)))  # eyes with a clear stride-10 point
         views, proved = views.take(seeing), proved[seeing]
         known = in_patches(views.lattice, proved, np.arange(cw + 1), np.arange(ch + 1))
         tested = known.copy()
