@@ -59,7 +59,7 @@ def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
     towards = v.centre[rows.target] - v.centre[rows.shooter]
     axis = template_axis(rows.eye, v.centre[rows.target], towards / np.linalg.norm(towards, axis=1, keepdims=True))
     cw, ch = lattice.cells
-    cols, lines = np.arange(0, cw + 1, COARSE_STRIDES[0]), np.arange(0, ch + 1, COARSE_STRIDES[0])
+    cols, lines = lattice.strided(COARSE_STRIDES[0])
     if candidates is None:
         candidates = np.arange(len(world.convex_parts.piece))
     candidates = np.broadcast_to(candidates, (len(rows.pair), len(candidates)))
@@ -89,7 +89,8 @@ def _check_screen(world, rows: _Rows) -> tuple[np.ndarray, np.ndarray]:
     every = _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1))
     assert every[hidden].all()
     assert every[_in_patches(lattice, proved, np.arange(cw + 1), np.arange(ch + 1))].all()
-    coarse = every[:, :: COARSE_STRIDES[0], :: COARSE_STRIDES[0]]
+    cols, lines = lattice.strided(COARSE_STRIDES[0])
+    coarse = every[:, cols[:, None], lines[None, :]]
     assert coarse[blocked_coarse].all()
     assert len(segments.lengths) == (~blocked_coarse[~hidden]).sum()
     return hidden, blocked_coarse
@@ -300,6 +301,24 @@ def test_prisms_contain_their_volumes():
     for i, vertices in enumerate(prisms(v, np.arange(2))):
         assert np.linalg.norm(vertices[:, :2] - v.centre[i], axis=1).min() > v.radius[i]
         assert vertices[:, 2].max() == v.top[i]
+
+
+@pytest.mark.parametrize("width, height", [(25, 40), (25, 25), (40, 32), (55, 32), (40, 45), (40, 55), (55, 67),
+                                           (70, 70), (3, 3), (7.3, 12.9)])
+def test_every_block_holds_a_point_of_each_coarse_stride(width, height):
+    """The coarse passes drop an eye when every point of the first stride is blocked: that is sound only if every
+    block (by lower-left point) holds one. The strides nest, so the second reuses the first's casts."""
+    lattice = Lattice(width, height)
+    (cw, ch), (bw, bh) = lattice.cells, lattice.block
+    samples = [lattice.strided(stride) for stride in COARSE_STRIDES]
+    for cols, lines in samples:
+        for c0 in range(cw - bw + 1):
+            assert ((cols >= c0) & (cols <= c0 + bw)).any()
+        for l0 in range(ch - bh + 1):
+            assert ((lines >= l0) & (lines <= l0 + bh)).any()
+    assert set(samples[0][0]) <= set(samples[1][0]) and set(samples[0][1]) <= set(samples[1][1])
+    if (width, height) == (25, 40):
+        assert (len(samples[0][0]), len(samples[0][1])) == (7, 11)
 
 
 @given(st.integers(0, 2**32 - 1))

@@ -46,9 +46,10 @@ WINDOW_FOUND = 3.5
 """mm: the precision contract's window, which a template of any standard silhouette finds wherever it lies (a block
 and one more cell: 3.47-3.50 mm; tests/test_lof.py)."""
 COARSE_STRIDES = (10, 5)
-"""Lattice strides sampled before the fine checks: a block spans at least 9 cells, so 10 lattice points, and holds a
-point of every 10th column and row, and 2 x 2 points of every 5th. (Strides 9 and 3 cast 21% more segments on
-table-c's heatmap and 16% more on table-b's: 9 x 13 points of an S2 template at the first stride, against 8 x 12.)"""
+"""Lattice strides sampled before the fine checks (`Lattice.strided`): a block spans at least 9 cells, so 10 lattice
+points, and holds a point of every 10th column and line, and 2 x 2 points of every 5th. (Strides 9 and 3 from the
+lattice's corner cast 21% more segments on table-c's heatmap and 16% more on table-b's: 9 x 13 points of an S2
+template at the first stride, against 8 x 12 for 10 from the corner and 7 x 11 for 10 from the block's edge.)"""
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,14 @@ class Lattice:
         """Cells per side of the smallest block at least `SQUARE` mm wide and tall."""
         pw, ph = self.pitch
         return int(np.ceil(SQUARE / pw - ROUNDING)), int(np.ceil(SQUARE / ph - ROUNDING))
+
+    def strided(self, stride: int) -> tuple[np.ndarray, np.ndarray]:
+        """The lattice's columns and lines every `stride`-th from the block's width (height) modulo `stride`: with
+        `stride` at most a block's points per side (block + 1), every block holds one of them, since its first
+        column runs from 0 to the last block's and those points are at most `stride` apart; at `stride` = block + 1
+        the first one is the first block's last column, so the fewest are needed. The `COARSE_STRIDES` nest."""
+        (cw, ch), (bw, bh) = self.cells, self.block
+        return np.arange(bw % stride, cw + 1, stride), np.arange(bh % stride, ch + 1, stride)
 
     @property
     def fits(self) -> bool:

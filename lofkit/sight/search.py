@@ -142,7 +142,7 @@ class PairSearch:
         candidates = clear_blocks(known, lattice.block)
         for stride in COARSE_STRIDES[1:]:
             alive = np.flatnonzero(candidates.any(axis=(1, 2)))
-            cols, lines = np.arange(0, cw + 1, stride), np.arange(0, ch + 1, stride)
+            cols, lines = views.lattice.strided(stride)
             wanted = block_points(candidates, lattice.block, alive, cols, lines)
             self.caster.cast(views, known, tested, alive, cols, lines, wanted)
             clear_blocks_again(known, candidates, alive, lattice.block)
@@ -158,7 +158,7 @@ class PairSearch:
         instead of ~1,000. Returns the eyes left, which of their lattice points are known blocked, and which were
         tested (n, c, r)."""
         cw, ch = views.lattice.cells
-        cols, lines = np.arange(0, cw + 1, COARSE_STRIDES[0]), np.arange(0, ch + 1, COARSE_STRIDES[0])
+        cols, lines = views.lattice.strided(COARSE_STRIDES[0])
         hidden, proved, coarse, segments = self._screen(views, cols, lines)
         keep = np.flatnonzero(~hidden)
         views, proved, coarse = views.take(keep), proved[keep], coarse[keep]
