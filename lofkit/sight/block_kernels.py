@@ -40,7 +40,8 @@ def _marked_box(marks, r) -> tuple[int, int, int, int]:
 def clear_blocks(known, wide, high, stride, out) -> None:
     """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
     blocked. A block spans wide + 1 by high + 1 points, so with `stride` at most that it holds a lattice point
-    of every `stride`-th column and line from wide (high) modulo `stride` (`lattice.Lattice.strided`), and only the blocks around such points not known blocked are worked out (most rows have a few)."""
+    of every `stride`-th column and line from wide (high) modulo `stride` (`lattice.Lattice.strided`), and only
+    the blocks around such points not known blocked are worked out (most rows have a few)."""
     n, cols, lines = known.shape
     blocks_c, blocks_l = cols - wide, lines - high
     summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)

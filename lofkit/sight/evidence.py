@@ -27,7 +27,8 @@ from lofkit.sight.rows import Views
 EVIDENCE_BLOCKERS = 3
 """Blockers a NO names at most."""
 EVIDENCE_STRIDE = 3
-"""Every how many lattice points, across and up, the evidence samples a template."""
+"""Every how many lattice points, across and up, the evidence and partial cover sample a template (docs/rules.md,
+Cover: "every third lattice point"); the search's own strides are `lattice.COARSE_STRIDES`."""
 
 
 def _xyz(point) -> list[float]:

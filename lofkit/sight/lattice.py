@@ -75,10 +75,11 @@ class Lattice:
         return int(np.ceil(SQUARE / pw - ROUNDING)), int(np.ceil(SQUARE / ph - ROUNDING))
 
     def strided(self, stride: int) -> tuple[np.ndarray, np.ndarray]:
-        """The lattice's columns and lines every `stride`-th from the block's width (height) modulo `stride`: with
-        `stride` at most a block's points per side (block + 1), every block holds one of them, since its first
-        column runs from 0 to the last block's and those points are at most `stride` apart; at `stride` = block + 1
-        the first one is the first block's last column, so the fewest are needed. The `COARSE_STRIDES` nest."""
+        """The lattice's columns every `stride`-th from the block's width modulo `stride`, and its lines likewise
+        from the block's height. A block of w cells spans columns c..c + w, c from 0 to cells - w; with `stride` at
+        most w + 1, the first column sampled is at most w and the rest follow at most w + 1 apart up past
+        cells - w, so every block holds one. At `stride` = w + 1 the first is column w, the first block's last, so
+        the fewest are needed. The `COARSE_STRIDES` nest: each one's points are among the next one's."""
         (cw, ch), (bw, bh) = self.cells, self.block
         return np.arange(bw % stride, cw + 1, stride), np.arange(bh % stride, ch + 1, stride)
 
@@ -145,7 +146,8 @@ def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarra
     no point known to be blocked: the candidates for a seen square."""
     n, cols, lines = known_blocked.shape
     clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
-    block_kernels.clear_blocks(known_blocked, block[0], block[1], min(COARSE_STRIDES[0], block[0] + 1, block[1] + 1), clear)
+    stride = min(COARSE_STRIDES[0], block[0] + 1, block[1] + 1)  # a block's points per side at most
+    block_kernels.clear_blocks(known_blocked, block[0], block[1], stride, clear)
     return clear
 
 
