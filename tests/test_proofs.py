@@ -58,7 +58,6 @@ def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
     lattice = Lattice(2 * float(v.radius[target]), float(v.height[target]))
     towards = v.centre[rows.target] - v.centre[rows.shooter]
     axis = template_axis(rows.eye, v.centre[rows.target], towards / np.linalg.norm(towards, axis=1, keepdims=True))
-    cw, ch = lattice.cells
     cols, lines = lattice.strided(COARSE_STRIDES[0])
     if candidates is None:
         candidates = np.arange(len(world.convex_parts.piece))
