@@ -37,18 +37,17 @@ def _marked_box(marks, r) -> tuple[int, int, int, int]:
 
 
 @numba.njit(cache=True, nogil=True)
-def clear_blocks(known, wide, high, stride, out) -> None:
+def clear_blocks(known, wide, high, at_cols, at_lines, out) -> None:
     """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
-    blocked. A block spans wide + 1 by high + 1 points, so with `stride` at most that it holds a lattice point
-    of every `stride`-th column and line from wide (high) modulo `stride` (`lattice.Lattice.strided`), and only
-    the blocks around such points not known blocked are worked out (most rows have a few)."""
+    blocked. Every block holds a point of columns `at_cols` x lines `at_lines` (`lattice.strided_indices`), so
+    only the blocks around such points not known blocked are worked out (most rows have a few)."""
     n, cols, lines = known.shape
     blocks_c, blocks_l = cols - wide, lines - high
     summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
     for r in range(n):
         c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
-        for c in range(wide % stride, cols, stride):
-            for line in range(high % stride, lines, stride):
+        for c in at_cols:
+            for line in at_lines:
                 if not known[r, c, line]:  # the blocks holding it have lower-left points up to a block back
                     c_lo, c_hi = min(c_lo, max(c - wide, 0)), max(c_hi, min(c + 1, blocks_c))
                     l_lo, l_hi = min(l_lo, max(line - high, 0)), max(l_hi, min(line + 1, blocks_l))

@@ -75,18 +75,23 @@ class Lattice:
         return int(np.ceil(SQUARE / pw - ROUNDING)), int(np.ceil(SQUARE / ph - ROUNDING))
 
     def strided(self, stride: int) -> tuple[np.ndarray, np.ndarray]:
-        """The lattice's columns every `stride`-th from the block's width modulo `stride`, and its lines likewise
-        from the block's height. A block of w cells spans columns c..c + w, c from 0 to cells - w; with `stride` at
-        most w + 1, the first column sampled is at most w and the rest follow at most w + 1 apart up past
-        cells - w, so every block holds one. At `stride` = w + 1 the first is column w, the first block's last, so
-        the fewest are needed. The `COARSE_STRIDES` nest: each one's points are among the next one's."""
+        """The lattice's columns and lines sampled at `stride` (`strided_indices`)."""
         (cw, ch), (bw, bh) = self.cells, self.block
-        return np.arange(bw % stride, cw + 1, stride), np.arange(bh % stride, ch + 1, stride)
+        return strided_indices(cw, bw, stride), strided_indices(ch, bh, stride)
 
     @property
     def fits(self) -> bool:
         """Whether the template holds a 3 x 3 mm square at all."""
         return self.width >= SQUARE - ROUNDING and self.height >= SQUARE - ROUNDING
+
+
+def strided_indices(cells: int, block: int, stride: int) -> np.ndarray:
+    """Lattice indices 0..cells along one axis, every `stride`-th from `block` modulo `stride`. A block of w cells
+    spans indices c..c + w, c from 0 to cells - w; with `stride` at most w + 1, the first index sampled is at most w
+    and the rest follow at most w + 1 apart up past cells - w, so every block holds one. At `stride` = w + 1 the
+    first is w, the first block's last, so the fewest are needed. The `COARSE_STRIDES` nest: each one's indices are
+    among the next one's."""
+    return np.arange(block % stride, cells + 1, stride)
 
 
 def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -147,7 +152,8 @@ def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarra
     n, cols, lines = known_blocked.shape
     clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
     stride = min(COARSE_STRIDES[0], block[0] + 1, block[1] + 1)  # a block's points per side at most
-    block_kernels.clear_blocks(known_blocked, block[0], block[1], stride, clear)
+    block_kernels.clear_blocks(known_blocked, block[0], block[1], strided_indices(cols - 1, block[0], stride),
+                               strided_indices(lines - 1, block[1], stride), clear)
     return clear
 
 
