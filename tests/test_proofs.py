@@ -38,7 +38,7 @@ from lofkit.sight.lattice import (
     to_world,
 )
 from lofkit.sight.lattice import headings as _towards
-from lofkit.sight.obstruction import Segments, blocked, hiding_parts, prisms
+from lofkit.sight.obstruction import Segments, blocked, hidden_by_halves, hiding_parts, prisms
 from lofkit.sight.rows import EyeRows as _Rows
 from lofkit.sight.rows import eye_rows as _eye_rows
 from lofkit.sight.rows import hidden_eye_tiles as _hidden_tiles
@@ -245,6 +245,59 @@ def test_a_pair_proof_holds_for_every_segment_between_the_volumes(layout):
         planes = int(parts.faces[part])
         assert _crosses(starts, ends, parts.normals[part, :planes], parts.offsets[part, :planes]).all()
         assert blocked(world, Segments.between(starts, ends), np.zeros((400, 0), dtype=int)).all()
+
+
+@settings(max_examples=15, **SETTINGS)
+@given(layouts())
+def test_a_proof_by_halves_holds_for_every_segment_between_the_volumes(layout):
+    """When `hidden_by_halves` proves a pair hidden, Embree finds random segments between points of the two volumes
+    all blocked."""
+    world = scene(layout)
+    v = world.troopers
+    pairs = np.array(list(itertools.combinations(range(len(v)), 2)))
+    rng = np.random.default_rng(7)
+    for a, b in pairs[hidden_by_halves(world, pairs)].tolist():
+        starts, ends = _cylinder_points(v, a, 400, rng), _cylinder_points(v, b, 400, rng)
+        assert blocked(world, Segments.between(starts, ends), np.zeros((400, 0), dtype=int)).all()
+
+
+def _staggered_walls(middle: bool, near: float = 303, far: float = 297, gap=(292, 308), at: float = 300,
+                     silhouette: int = 2):
+    """Troopers 400 mm apart along y at x = 300, and 80 mm walls across the line: one 100 mm from a covering
+    x <= `near`, one 100 mm from b covering x >= `far`, and (`middle`) one at y = `at` covering x in `gap`."""
+    walls = [("near", 240, near, 200), ("far", far, 360, 400)] + ([("middle", *gap, at)] if middle else [])
+    return build_world([trooper("a", 300, 100, silhouette=silhouette), trooper("b", 300, 500, silhouette=silhouette)],
+                       [{"id": name, "wall": {"from": [x0, y], "to": [x1, y], "thickness": 10, "height": 80}}
+                        for name, x0, x1, y in walls])
+
+
+@settings(max_examples=20, **SETTINGS)
+@given(st.floats(295, 312), st.floats(288, 305), st.floats(286, 300), st.floats(300, 314), st.floats(250, 350),
+       st.sampled_from([1, 2, 5]))
+def test_a_proof_by_halves_among_staggered_walls_holds_for_every_segment(near, far, left, right, at, silhouette):
+    """Staggered walls placed at random about the line between two troopers (as in the test below, where the
+    proof needs all three): when `hidden_by_halves` proves the pair hidden, Embree finds random segments between
+    points of the two volumes all blocked."""
+    world = _staggered_walls(True, near, far, (left, right), at, silhouette)
+    if hidden_by_halves(world, np.array([[0, 1]]))[0]:
+        rng = np.random.default_rng(9)
+        starts, ends = _cylinder_points(world.troopers, 0, 2000, rng), _cylinder_points(world.troopers, 1, 2000, rng)
+        assert blocked(world, Segments.between(starts, ends), np.zeros((2000, 0), dtype=int)).all()
+
+
+def test_three_staggered_walls_hide_a_pair_half_by_half():
+    """No wall alone crosses every segment between the volumes, so there is no one-part proof. Cut along the line
+    between them, the halves on one side (x <= 300, at most 12.9 mm from it) both see only through the near wall,
+    those on the other only through the far wall, and segments between opposite halves cross the middle one
+    between 293.1 and 306.9 mm: a proof by halves, which the brute force confirms. Without the middle wall there is
+    none."""
+    world = _staggered_walls(middle=True)
+    assert hiding_parts(world, np.array([[0, 1]]))[0] == -1
+    assert hidden_by_halves(world, np.array([[0, 1]]))[0]
+    assert not sight_brute_force(world, [(0, 1)])[0, 1].seen
+    search, proofs = run_search(world, np.array([[0, 1]]))
+    assert not search.findings.done[0] and proofs == {}  # hidden, with no single blocker to name
+    assert not hidden_by_halves(_staggered_walls(middle=False), np.array([[0, 1]]))[0]
 
 
 @pytest.mark.slow

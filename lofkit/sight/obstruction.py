@@ -226,11 +226,12 @@ def blocker_counts(world, segments: Segments, cylinders: np.ndarray) -> list[tup
     return sorted(zip(names, counts.tolist()), key=lambda item: (-item[1], item[0]))
 
 
-def prisms(volumes, indices: np.ndarray) -> np.ndarray:
+def prisms(volumes, indices: np.ndarray, heading: np.ndarray | float = 0.0) -> np.ndarray:
     """Vertices (n, 2 * PRISM_SIDES, 3) of prisms containing the volume cylinders of troopers `indices`, from
-    `END_TRIM` above their undersides (where the lowest eyes and lattice points are) to their tops."""
+    `END_TRIM` above their undersides (where the lowest eyes and lattice points are) to their tops; each ring's first
+    vertex lies at angle `heading` (radians, per trooper or for all) from the x axis."""
     indices = np.asarray(indices, dtype=np.int64).reshape(-1)
-    angle = np.arange(PRISM_SIDES) * 2 * np.pi / PRISM_SIDES
+    angle = np.reshape(heading, (-1, 1)) + np.arange(PRISM_SIDES) * 2 * np.pi / PRISM_SIDES
     reach = volumes.radius[indices] / np.cos(np.pi / PRISM_SIDES)
     ring = volumes.centre[indices][:, None, :] + reach[:, None, None] * np.stack([np.cos(angle), np.sin(angle)], -1)
     levels = [np.broadcast_to(z[:, None, None], ring.shape[:2] + (1,)) for z in (volumes.z[indices] + END_TRIM,
@@ -288,6 +289,29 @@ def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
     prisms around both volumes (`covering_parts`), or -1: a proof that they cannot see each other."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     return covering_parts(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]))
+
+
+def hidden_by_halves(world, pairs: np.ndarray) -> np.ndarray:
+    """Whether each pair (n, 2) is proved hidden half by half: the prism around each volume is cut in two along the
+    line between the volumes' axes, and each half of one and each half of the other have a convex part of blocking
+    terrain crossed by every segment between them (`covering_parts`). Every segment between the volumes joins a half
+    of each, so it crosses one of those four parts: a proof for pairs whose blocker is wide but not one convex part
+    (the inner parts of a real mesh, a corner of two walls), with no single piece to name."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    v = world.troopers
+    towards = v.centre[pairs[:, 1]] - v.centre[pairs[:, 0]]
+    heading = np.arctan2(towards[:, 1], towards[:, 0])
+    cut = PRISM_SIDES // 2  # ring vertices 0 and `cut` lie on the line between the axes
+    halves = [np.r_[0 : cut + 1], np.r_[cut:PRISM_SIDES, 0]]
+    ends = [prisms(v, pairs[:, k], heading + k * np.pi) for k in (0, 1)]
+    proved = np.ones(len(pairs), dtype=bool)
+    for first in halves:
+        for second in halves:
+            open_rows = np.flatnonzero(proved)
+            starts = ends[0][open_rows][:, np.r_[first, PRISM_SIDES + first]]
+            stops = ends[1][open_rows][:, np.r_[second, PRISM_SIDES + second]]
+            proved[open_rows] = covering_parts(world, starts, stops) >= 0
+    return proved
 
 
 def hiding_blocker(world, a: int, b: int, cylinders: np.ndarray) -> str | None:

@@ -5,7 +5,8 @@ Q on B's silhouette template such that every segment from E to Q is unobstructed
 holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once per unordered pair."
 
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
-1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes;
+1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes,
+   or one for each half of one prism and each half of the other (`obstruction.hidden_by_halves`);
 2. key eyes, then dense eyes, each way (`rows`): segments to every 10th lattice point of the template drop the eyes
    that see none of them; segments to every 5th point of the blocks still candidates (`lattice.block_points`: no
    other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
@@ -50,7 +51,7 @@ from lofkit.sight.lattice import (
     template_axis,
 )
 from lofkit.sight.learning import LearnedParts
-from lofkit.sight.obstruction import hiding_blocker, hiding_parts
+from lofkit.sight.obstruction import hidden_by_halves, hiding_blocker, hiding_parts
 from lofkit.sight.rows import EyeRows, Views, eye_rows
 from lofkit.sight.screen import in_patches, screen
 
@@ -263,6 +264,7 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
     search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
+    open_ids = open_ids[~hidden_by_halves(world, pairs[open_ids])]
     for pattern in EYE_PASSES:
         for forward in (True, False):
             open_ids = search.findings.open_pairs(open_ids)
