@@ -12,7 +12,8 @@ one run, for each table:
 3. the --quick heatmap: the same, and its disagreement with the exact one: cells whose exposed/safe status differs
    (the headline), cells whose count differs, and the mean count difference;
 4. where the time goes: on a seeded sample of the heatmap's pairs, the share of pairs that see, that one convex part
-   proves hidden, and the other hidden pairs, with the exact search's time per pair of each class;
+   proves hidden, that a part per pair of halves proves hidden, and the other hidden pairs, with the exact search's
+   time per pair of each class;
 5. the baseline: the brute-force search (`sight_brute_force`: every eye, every block, no proofs) timed on a seeded
    sample of the heatmap's pairs and scaled to all of them, against the exact heatmap's wall time.
 Then table-c's exact heatmap against table-b's (and per pair, for context). The heatmaps of every table are timed
@@ -39,7 +40,7 @@ from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
 from lofkit.design.scorecard import Heatmap, heatmap
 from lofkit.geometry.volumes import base_volumes
-from lofkit.sight.obstruction import hiding_parts
+from lofkit.sight.obstruction import hidden_by_halves, hiding_parts
 from lofkit.sight.search import run_search
 from lofkit.testing import sight_brute_force
 
@@ -88,12 +89,15 @@ def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
 def pair_classes(world, result, count: int, rng) -> None:
     """Where the exact search spends its time, on a seeded sample of the heatmap's pairs searched in this process
     (best of 2) as the heatmap searches them (no witnesses kept): pairs that see, pairs one convex part proves
-    hidden (`hiding_parts`), and the other hidden pairs, which only every eye of both volumes settles."""
+    hidden (`hiding_parts`), pairs a part for each pair of halves proves hidden (`hidden_by_halves`), and the other
+    hidden pairs, which only every eye of both volumes settles."""
     probe, pairs, seen, _ = sampled_pairs(world, result, count, rng)
     single = hiding_parts(probe, pairs) >= 0
+    halves = ~single & hidden_by_halves(probe, pairs)
     parts = []
     for name, which in (("see", seen), ("hidden, one part proves it", ~seen & single),
-                        ("hidden, no part alone", ~seen & ~single)):
+                        ("hidden, proved half by half", ~seen & halves),
+                        ("hidden, no proof", ~seen & ~single & ~halves)):
         chosen = pairs[which]
         seconds = min(timed(run_search, probe, chosen, witnesses=False)[1] for _ in range(2)) if len(chosen) else 0.0
         parts.append(f"{name}: {100 * which.mean():.0f}% of pairs, {1e3 * seconds / max(len(chosen), 1):.2f} ms each")
