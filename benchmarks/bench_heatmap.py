@@ -114,13 +114,18 @@ class Heatmaps(NamedTuple):
     exact_s: float
 
 
-def time_heatmaps(path: Path, args) -> Heatmaps:
+def terrain(path: Path) -> World:
+    """A table's terrain, with its convex parts computed (or read from the disk cache) before any clock starts."""
+    world = terrain_only(World.from_scene(load_scene(path)))
+    world.convex_parts  # noqa: B018
+    return world
+
+
+def time_heatmaps(path: Path, world: World, args) -> Heatmaps:
     """A table's terrain and its --quick and exact heatmaps with their wall times. Every table's heatmaps are timed
     before any sampled section runs, so that each starts from the same state of this process: run after table-b's
     sampled sections, table-c's --quick took 17-22 s instead of ~5 s."""
-    world = terrain_only(World.from_scene(load_scene(path)))
     print(f"timing the heatmaps of {path.name} ...", flush=True)
-    world.convex_parts  # noqa: B018 - computed (or read from the disk cache) before the clock starts
     with open_executor(args.executor) as pool:
         quick, quick_s = timed(heatmap, world, args.zone, SightOptions(quick=True), pool)
         exact, exact_s = timed(heatmap, world, args.zone, SightOptions(), pool)
@@ -131,9 +136,10 @@ def best_timings(paths: list[Path], args) -> dict[Path, Heatmaps]:
     """`time_heatmaps` for every table, `args.rounds` times in turn (b, c, b, c, ...), keeping each table's best
     times: this machine's speed drifts by 10-30% between runs minutes apart, more than one table's heatmap takes."""
     best: dict[Path, Heatmaps] = {}
+    worlds = {path: terrain(path) for path in paths}
     for _ in range(args.rounds):
         for path in paths:
-            run = time_heatmaps(path, args)
+            run = time_heatmaps(path, worlds[path], args)
             print(f"  {path.name}: exact {run.exact_s:.1f} s, --quick {run.quick_s:.1f} s", flush=True)
             kept = best.get(path, run)
             quick = min(kept, run, key=lambda h: h.quick_s)
