@@ -287,10 +287,10 @@ def test_a_proof_by_halves_among_staggered_walls_holds_for_every_segment(near, f
 
 def test_three_staggered_walls_hide_a_pair_half_by_half():
     """No wall alone crosses every segment between the volumes, so there is no one-part proof. Cut along the line
-    between them, the halves on one side (x <= 300, at most 12.9 mm from it) both see only through the near wall,
-    those on the other only through the far wall, and segments between opposite halves cross the middle one
-    between 293.1 and 306.9 mm: a proof by halves, which the brute force confirms. Without the middle wall there is
-    none."""
+    between them (x = 300; the prisms reach 12.9 mm from it), segments between the halves at x <= 300 cross the near
+    wall, those between the halves at x >= 300 the far wall, and those between opposite halves cross y = 300 between
+    x = 293.1 and 306.9 mm, inside the middle wall: a proof by halves, which the brute force confirms. Without the
+    middle wall there is none."""
     world = _staggered_walls(middle=True)
     assert hiding_parts(world, np.array([[0, 1]]))[0] == -1
     assert hidden_by_halves(world, np.array([[0, 1]]))[0]
