@@ -93,7 +93,8 @@ def pair_classes(world, result, count: int, rng) -> None:
     hidden pairs, which only every eye of both volumes settles."""
     probe, pairs, seen, _ = sampled_pairs(world, result, count, rng)
     single = hiding_parts(probe, pairs) >= 0
-    halves = ~single & hidden_by_halves(probe, pairs)
+    halves = np.zeros(len(pairs), dtype=bool)
+    halves[~single] = hidden_by_halves(probe, pairs[~single])  # only where one part proves nothing
     parts = []
     for name, which in (("see", seen), ("hidden, one part proves it", ~seen & single),
                         ("hidden, proved half by half", ~seen & halves),

@@ -229,6 +229,16 @@ def _cylinder_points(v, i: int, count: int, rng) -> np.ndarray:
     return np.column_stack([v.centre[i] + radius[:, None] * np.column_stack([np.cos(angle), np.sin(angle)]), up])
 
 
+def _random_segments(world, a: int, b: int, count: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """`count` segments between random points of the volumes of troopers a and b: (starts, ends)."""
+    return _cylinder_points(world.troopers, a, count, rng), _cylinder_points(world.troopers, b, count, rng)
+
+
+def _all_blocked(world, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether Embree finds every segment from starts[k] to ends[k] blocked by the terrain."""
+    return bool(blocked(world, Segments.between(starts, ends), np.zeros((len(starts), 0), dtype=int)).all())
+
+
 @settings(max_examples=15, **SETTINGS)
 @given(layouts())
 def test_a_pair_proof_holds_for_every_segment_between_the_volumes(layout):
@@ -241,10 +251,10 @@ def test_a_pair_proof_holds_for_every_segment_between_the_volumes(layout):
     for (a, b), part in zip(pairs.tolist(), hiding_parts(world, pairs).tolist()):
         if part < 0:
             continue
-        starts, ends = _cylinder_points(v, a, 400, rng), _cylinder_points(v, b, 400, rng)
+        starts, ends = _random_segments(world, a, b, 400, rng)
         planes = int(parts.faces[part])
         assert _crosses(starts, ends, parts.normals[part, :planes], parts.offsets[part, :planes]).all()
-        assert blocked(world, Segments.between(starts, ends), np.zeros((400, 0), dtype=int)).all()
+        assert _all_blocked(world, starts, ends)
 
 
 @settings(max_examples=15, **SETTINGS)
@@ -253,12 +263,10 @@ def test_a_proof_by_halves_holds_for_every_segment_between_the_volumes(layout):
     """When `hidden_by_halves` proves a pair hidden, Embree finds random segments between points of the two volumes
     all blocked."""
     world = scene(layout)
-    v = world.troopers
-    pairs = np.array(list(itertools.combinations(range(len(v)), 2)))
+    pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
     rng = np.random.default_rng(7)
     for a, b in pairs[hidden_by_halves(world, pairs)].tolist():
-        starts, ends = _cylinder_points(v, a, 400, rng), _cylinder_points(v, b, 400, rng)
-        assert blocked(world, Segments.between(starts, ends), np.zeros((400, 0), dtype=int)).all()
+        assert _all_blocked(world, *_random_segments(world, a, b, 400, rng))
 
 
 def _staggered_walls(middle: bool, near: float = 303, far: float = 297, gap=(292, 308), at: float = 300,
@@ -280,9 +288,7 @@ def test_a_proof_by_halves_among_staggered_walls_holds_for_every_segment(near, f
     points of the two volumes all blocked."""
     world = _staggered_walls(True, near, far, (left, right), at, silhouette)
     if hidden_by_halves(world, np.array([[0, 1]]))[0]:
-        rng = np.random.default_rng(9)
-        starts, ends = _cylinder_points(world.troopers, 0, 2000, rng), _cylinder_points(world.troopers, 1, 2000, rng)
-        assert blocked(world, Segments.between(starts, ends), np.zeros((2000, 0), dtype=int)).all()
+        assert _all_blocked(world, *_random_segments(world, 0, 1, 2000, np.random.default_rng(9)))
 
 
 def test_three_staggered_walls_hide_a_pair_half_by_half():
