@@ -38,7 +38,15 @@ from lofkit.sight.lattice import (
     to_world,
 )
 from lofkit.sight.lattice import headings as _towards
-from lofkit.sight.obstruction import Segments, blocked, hidden_by_halves, hiding_parts, prisms
+from lofkit.sight.obstruction import (
+    Segments,
+    blocked,
+    candidates_of,
+    hidden_by_halves,
+    hiding_parts,
+    line_candidates,
+    prisms,
+)
 from lofkit.sight.rows import EyeRows as _Rows
 from lofkit.sight.rows import eye_rows as _eye_rows
 from lofkit.sight.rows import hidden_eye_tiles as _hidden_tiles
@@ -267,6 +275,36 @@ def test_a_proof_by_halves_holds_for_every_segment_between_the_volumes(layout):
     rng = np.random.default_rng(7)
     for a, b in pairs[hidden_by_halves(world, pairs)].tolist():
         assert _all_blocked(world, *_random_segments(world, a, b, 400, rng))
+
+
+def _same_proofs_from_the_middle_lines(world) -> int:
+    """Assert that the pair proof and the halves give the same answers with the pairs' `line_candidates` (every
+    other pair's, for the halves) as with the parts along their hulls' own middles; returns how many pairs they
+    prove."""
+    pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
+    line = line_candidates(world, pairs)
+    single = hiding_parts(world, pairs, line)
+    assert np.array_equal(single, hiding_parts(world, pairs))
+    some = np.arange(0, len(pairs), 2)
+    halves = hidden_by_halves(world, pairs[some], candidates_of(line, some))
+    assert np.array_equal(halves, hidden_by_halves(world, pairs[some]))
+    return int((single >= 0).sum() + halves.sum())
+
+
+@settings(max_examples=15, **SETTINGS)
+@given(layouts())
+def test_proofs_from_the_middle_lines_are_the_proofs_from_the_hulls_middles(layout):
+    """A part that every segment between two hulls crosses also meets the segment between the volumes' middles, which
+    runs between the prisms and between any two of their halves: so one lookup along that segment
+    (`line_candidates`), shared by the pair proof, the halves and the learned parts, proves what each proof's own
+    lookup proves."""
+    _same_proofs_from_the_middle_lines(scene(layout))
+
+
+def test_proofs_from_the_middle_lines_on_real_terrain():
+    """The same on table-c's troopers, among its real pieces' thousands of inner boxes, where some pairs are proved."""
+    world = World.from_scene(load_scene(REPO / "examples" / "tables" / "table-c.yaml"))
+    assert _same_proofs_from_the_middle_lines(world) > 0
 
 
 def _staggered_walls(middle: bool, near: float = 303, far: float = 297, gap=(292, 308), at: float = 300,

@@ -11,41 +11,33 @@ from __future__ import annotations
 import numpy as np
 
 LINE_PARTS = 64
-"""Parts on the line between a pair's two volumes' middles that it keeps (`line_parts`): the first `LEARNED_PARTS`
+"""Parts on the line between a pair's two volumes' middles that it keeps: the first `LEARNED_PARTS`
 are its first candidates, and all of them may hide tiles of its dense eyes (`rows.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers (first those on the line between the two volumes, then those that
 blocked its stride-10 segments), as candidates for its next eyes."""
 
 
-def parts_along(parts, starts: np.ndarray, ends: np.ndarray, most: int) -> np.ndarray:
-    """For each row, the first `most` parts (`ConvexParts`) whose boxes the segment from `starts[row]` to
-    `ends[row]` meets (-1 pads): (n, most)."""
-    out = np.full((len(starts), most), -1, dtype=np.int64)
-    if len(parts.piece) == 0:
-        return out
-    rows, found = parts.along(starts, ends)
+def first_parts(candidates: tuple[np.ndarray, np.ndarray], count: int, most: int) -> np.ndarray:
+    """The first `most` parts of each of `count` rows among `candidates` ((row, part) ordered by row, as
+    `obstruction.line_candidates` gives them), -1 padding: (count, most)."""
+    rows, found = candidates
+    out = np.full((count, most), -1, dtype=np.int64)
     rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
     keep = rank < most
     out[rows[keep], rank[keep]] = found[keep]
     return out
 
 
-def line_parts(world, shooters: np.ndarray, targets: np.ndarray, most: int) -> np.ndarray:
-    """The first `most` parts on the line between the middles of each shooter's and target's volumes: (n, most)."""
-    v = world.troopers
-    middles = [np.column_stack([v.centre[k], v.z[k] + v.height[k] / 2]) for k in (shooters, targets)]
-    return parts_along(world.convex_parts, *middles, most)
-
-
 class LearnedParts:
     """Per pair (rows of `pairs`, (n, 2)) and direction, up to `LEARNED_PARTS` convex part indices (-1: none),
     the parts that blocked most first, then those it had before. A pair starts out with the parts on the line
-    between its two volumes' middles (`line_parts`), before any segment is cast."""
+    between its two volumes' middles (`line`: `obstruction.line_candidates` of `pairs`), before any segment is
+    cast."""
 
-    def __init__(self, world, pairs: np.ndarray):
+    def __init__(self, pairs: np.ndarray, line: tuple[np.ndarray, np.ndarray]):
         self.pairs = pairs
-        self.line = line_parts(world, pairs[:, 0], pairs[:, 1], LINE_PARTS)
+        self.line = first_parts(line, len(pairs), LINE_PARTS)
         """The first `LINE_PARTS` parts on the line between each pair's middles (either way: (n, LINE_PARTS))."""
         self.parts = np.repeat(self.line[:, :LEARNED_PARTS], 2, axis=0)
 

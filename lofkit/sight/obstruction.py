@@ -259,13 +259,35 @@ def _all_through(starts: np.ndarray, ends: np.ndarray, rows: np.ndarray, parts, 
     return result
 
 
-def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+Candidates = tuple[np.ndarray, np.ndarray]
+"""(row, part) pairs, ordered by row, then part: convex parts that proofs for each row may use."""
+
+
+def line_candidates(world, pairs: np.ndarray) -> Candidates:
+    """Every (pair, part) such that the segment between the middles of the pair's two volumes (`pairs` (n, 2)) meets
+    the part's box (`ConvexParts.along`). A part that every segment between two hulls crosses is among them when
+    each hull holds its volume's middle, as the prisms around the volumes and their halves do (`covering_parts`)."""
+    v = world.troopers
+    if len(world.convex_parts.piece) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    middles = [np.column_stack([v.centre[k], v.z[k] + v.height[k] / 2]) for k in (pairs[:, 0], pairs[:, 1])]
+    return world.convex_parts.along(*middles)
+
+
+def candidates_of(candidates: Candidates, rows: np.ndarray) -> Candidates:
+    """The candidates of rows `rows` (ascending), renumbered 0, 1, ... in that order."""
+    keep = np.isin(candidates[0], rows)
+    return np.searchsorted(rows, candidates[0][keep]), candidates[1][keep]
+
+
+def covering_parts(world, starts: np.ndarray, ends: np.ndarray, candidates: Candidates | None = None) -> np.ndarray:
     """For each row n, one convex part of blocking terrain (an index into `world.convex_parts`) that every segment
     between the convex hulls of `starts[n]` (n, a, 3) and `ends[n]` (n, b, 3) crosses, or -1. If every segment
     between the vertices of two convex polytopes crosses one convex body, every segment between any of their
-    points does (the body holds a cross-section of each cone of segments). Candidates must cross the segment between the
-    two hulls' middles (their boxes first, `ConvexParts.along`); a few vertex-to-vertex segments rule most of them
-    out before all are tried; the lowest-numbered covering part is returned."""
+    points does (the body holds a cross-section of each cone of segments). Candidates must cross any one segment
+    between the hulls, so they are the row's `candidates` when given (`line_candidates`), else the parts whose boxes
+    the segment between the two hulls' middles meets (`ConvexParts.along`); a few vertex-to-vertex segments rule
+    most of them out before all are tried; the lowest-numbered covering part is returned."""
     parts = world.convex_parts
     found = np.full(len(starts), -1, dtype=np.int64)
     if len(parts.piece) == 0:
@@ -275,7 +297,11 @@ def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     for first in range(0, len(starts), PROOF_PAIRS):
         a, b = starts[first : first + PROOF_PAIRS], ends[first : first + PROOF_PAIRS]
         middles = (a.mean(1, keepdims=True), b.mean(1, keepdims=True))
-        row, part = parts.along(middles[0][:, 0], middles[1][:, 0])
+        if candidates is None:
+            row, part = parts.along(middles[0][:, 0], middles[1][:, 0])
+        else:
+            low, high = np.searchsorted(candidates[0], [first, first + PROOF_PAIRS])
+            row, part = candidates[0][low:high] - first, candidates[1][low:high]
         for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b]), (a, b)):
             covering = _all_through(tried_a, tried_b, row, parts, part)
             row, part = row[covering], part[covering]
@@ -284,19 +310,22 @@ def covering_parts(world, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return found
 
 
-def hiding_parts(world, pairs: np.ndarray) -> np.ndarray:
+def hiding_parts(world, pairs: np.ndarray, candidates: Candidates | None = None) -> np.ndarray:
     """For each pair (n, 2) of trooper indices, a convex part of blocking terrain crossed by every segment between
-    prisms around both volumes (`covering_parts`), or -1: a proof that they cannot see each other."""
+    prisms around both volumes (`covering_parts`, with the pairs' `line_candidates` when known), or -1: a proof that
+    they cannot see each other."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    return covering_parts(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]))
+    return covering_parts(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]),
+                          candidates)
 
 
-def hidden_by_halves(world, pairs: np.ndarray) -> np.ndarray:
+def hidden_by_halves(world, pairs: np.ndarray, candidates: Candidates | None = None) -> np.ndarray:
     """Whether each pair (n, 2) is proved hidden half by half: the prism around each volume is cut in two along the
     line between the volumes' axes, and each half of one and each half of the other have a convex part of blocking
     terrain crossed by every segment between them (`covering_parts`). Every segment between the volumes joins a half
     of each, so it crosses one of those four parts: a proof for pairs whose blocker is wide but not one convex part
-    (the inner parts of a real mesh, a corner of two walls), with no single piece to name."""
+    (the inner parts of a real mesh, a corner of two walls), with no single piece to name. Each half holds its
+    volume's middle, so the pairs' `line_candidates`, when known, serve every combination."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     v = world.troopers
     towards = v.centre[pairs[:, 1]] - v.centre[pairs[:, 0]]
@@ -310,7 +339,8 @@ def hidden_by_halves(world, pairs: np.ndarray) -> np.ndarray:
             open_rows = np.flatnonzero(proved)
             starts = ends[0][open_rows][:, np.r_[first, PRISM_SIDES + first]]
             stops = ends[1][open_rows][:, np.r_[second, PRISM_SIDES + second]]
-            proved[open_rows] = covering_parts(world, starts, stops) >= 0
+            known = None if candidates is None else candidates_of(candidates, open_rows)
+            proved[open_rows] = covering_parts(world, starts, stops, known) >= 0
     return proved
 
 

@@ -51,7 +51,13 @@ from lofkit.sight.lattice import (
     template_axis,
 )
 from lofkit.sight.learning import LearnedParts
-from lofkit.sight.obstruction import hidden_by_halves, hiding_blocker, hiding_parts
+from lofkit.sight.obstruction import (
+    candidates_of,
+    hidden_by_halves,
+    hiding_blocker,
+    hiding_parts,
+    line_candidates,
+)
 from lofkit.sight.rows import EyeRows, Views, eye_rows
 from lofkit.sight.screen import in_patches, screen
 
@@ -103,7 +109,9 @@ class PairSearch:
     def __init__(self, world, pairs: np.ndarray, progress: Progress | None = None, witnesses: bool = True):
         self.world = world
         self.pairs = pairs
-        self.learned = LearnedParts(world, pairs)
+        self.line = line_candidates(world, pairs)
+        """The convex parts whose boxes each pair's middle line meets (`obstruction.line_candidates`)."""
+        self.learned = LearnedParts(pairs, self.line)
         self.caster = Caster(world, pairs, self.learned, progress)
         self.findings = Findings(world, len(pairs), witnesses)
         v = world.troopers
@@ -246,7 +254,9 @@ def _proofs(world, search: PairSearch) -> dict[int, str]:
     alone = ~(cylinders >= 0).any(axis=1)
     proofs = {}
     parts = world.convex_parts if alone.any() else None
-    for k, part in zip(np.flatnonzero(alone).tolist(), hiding_parts(world, pairs[alone]).tolist()):
+    alone_ids = np.flatnonzero(alone)
+    found = hiding_parts(world, pairs[alone_ids], candidates_of(search.line, alone_ids))
+    for k, part in zip(alone_ids.tolist(), found.tolist()):
         if part >= 0:
             proofs[k] = world.pieces[parts.piece[part]].id
     for k in np.flatnonzero(~alone).tolist():
@@ -264,7 +274,7 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
     search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
-    open_ids = open_ids[~hidden_by_halves(world, pairs[open_ids])]
+    open_ids = open_ids[~hidden_by_halves(world, pairs[open_ids], candidates_of(search.line, open_ids))]
     for pattern in EYE_PASSES:
         for forward in (True, False):
             open_ids = search.findings.open_pairs(open_ids)
