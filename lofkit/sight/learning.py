@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 LINE_PARTS = 64
-"""Parts on the line between a pair's two volumes' middles that it keeps: the first `LEARNED_PARTS`
-are its first candidates, and all of them may hide tiles of its dense eyes (`rows.hidden_eye_tiles`)."""
+"""Parts on the line between a pair's two volumes' middles that it keeps: the first `LEARNED_PARTS` are its first
+candidates, and all of them may hide tiles of its dense eyes (`rows.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers (first those on the line between the two volumes, then those that
 blocked its stride-10 segments), as candidates for its next eyes."""

@@ -333,14 +333,16 @@ def hidden_by_halves(world, pairs: np.ndarray, candidates: Candidates | None = N
     cut = PRISM_SIDES // 2  # ring vertices 0 and `cut` lie on the line between the axes
     halves = [np.r_[0 : cut + 1], np.r_[cut:PRISM_SIDES, 0]]
     ends = [prisms(v, pairs[:, k], heading + k * np.pi) for k in (0, 1)]
-    proved = np.ones(len(pairs), dtype=bool)
+    covered = np.arange(len(pairs))  # the pairs each combination so far has a part for (and their candidates)
     for first in halves:
         for second in halves:
-            open_rows = np.flatnonzero(proved)
-            starts = ends[0][open_rows][:, np.r_[first, PRISM_SIDES + first]]
-            stops = ends[1][open_rows][:, np.r_[second, PRISM_SIDES + second]]
-            known = None if candidates is None else candidates_of(candidates, open_rows)
-            proved[open_rows] = covering_parts(world, starts, stops, known) >= 0
+            starts = ends[0][covered][:, np.r_[first, PRISM_SIDES + first]]
+            stops = ends[1][covered][:, np.r_[second, PRISM_SIDES + second]]
+            still = np.flatnonzero(covering_parts(world, starts, stops, candidates) >= 0)
+            covered = covered[still]
+            candidates = None if candidates is None else candidates_of(candidates, still)
+    proved = np.zeros(len(pairs), dtype=bool)
+    proved[covered] = True
     return proved
 
 
