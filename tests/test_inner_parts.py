@@ -141,6 +141,43 @@ def test_a_segment_that_hits_a_non_convex_piece_learns_a_box_it_crosses():
     assert crossed[: len(learned)].mean() > 0.9
 
 
+def test_a_hit_on_a_real_rock_learns_the_largest_box_it_goes_on_into():
+    """On the real rock outcrop (1,000 small boxes), turned on the table: segments that hit it learn a box they cross,
+    most often a larger one than the box the lookup grid holds where they hit (what they learned before), and
+    seldom a smaller one (that box may lie beyond the cells a hit looks along)."""
+    world = build_world([], [{"id": "rock", "mesh": str(MODELS / "real_rock_outcrop.stl"), "position": [500, 500, 0],
+                              "rotation": 20}])
+    parts = world.convex_parts
+    rng = np.random.default_rng(4)
+    count = 4000
+    low, high = parts.bounds[:, :3].min(axis=0), parts.bounds[:, 3:].max(axis=0)
+    aims = low + rng.uniform(0.2, 0.8, (count, 3)) * (high - low)
+    directions = rng.normal(size=(count, 3)) * [1, 1, 0.3]
+    directions /= np.linalg.norm(directions, axis=1)[:, None]
+    origins = aims - 300 * directions
+    segments = Segments(origins, directions, np.full(count, 600.0))
+    distance, mesh, face = world.blocking_rays.first_face(origins, directions, segments.lengths)
+    learned = world.convex_parts.part_at(mesh, face, origins + distance[:, None] * directions, directions)
+    hit = np.flatnonzero(learned >= 0)
+    assert len(hit) > count / 2
+    crossed = np.zeros(len(hit), dtype=bool)
+    ends = origins + 600 * directions
+    all_cross(origins[hit, None].copy(), ends[hit, None].copy(), np.arange(len(hit)), learned[hit], parts.normals,
+              parts.offsets, parts.faces, crossed)
+    assert crossed.mean() > 0.95
+    rock, to_rock = parts.framed[0]
+    local = (origins[hit] + distance[hit, None] * directions[hit]) @ to_rock[:3, :3].T + to_rock[:3, 3]
+    cell = np.floor((local - rock.lookup_origin) / rock.lookup_pitch).astype(int)
+    held = np.flatnonzero(np.all((cell >= 0) & (cell < rock.lookup.shape), axis=1))
+    held = held[rock.lookup[tuple(cell[held].T)] >= 0]
+    at_hit = parts.first_box[0] + rock.lookup[tuple(cell[held].T)]  # what a hit learned before it looked further
+    crosses = np.zeros(len(held), dtype=bool)
+    all_cross(origins[hit[held], None].copy(), ends[hit[held], None].copy(), np.arange(len(held)), at_hit,
+              parts.normals, parts.offsets, parts.faces, crosses)
+    mine, before = parts.sizes[learned[hit[held[crosses]]]], parts.sizes[at_hit[crosses]]
+    assert crosses.sum() > 300 and (mine >= before).mean() > 0.9 and (mine > before).mean() > 0.5
+
+
 def test_faces_turned_the_wrong_way_make_no_boxes():
     """A closed mesh whose faces are not consistently oriented has no trustworthy inside: it is skipped."""
     ring = trimesh.creation.extrude_polygon(box(-30, -30, 30, 30).difference(box(-25, -25, 25, 25)), 20)

@@ -17,7 +17,7 @@ prove what it hides. The construction, on a voxel grid of pitch h over the mesh'
    those at the mesh's foot are lowered to just above its underside where the slab below them is clear
    (`lower_to_the_bottom`), so that segments skimming the table cross them.
 5. A coarse grid holds the largest box near each place (`box_lookup`), where a segment that hits the mesh learns
-   the box it goes on into (`voxels.boxes_next`).
+   the largest box it goes on into soon after (`voxels.boxes_next`).
 
 A segment from a point outside the solid to a point inside crosses the surface, so a segment between two points
 outside the solid that crosses a box hits a triangle of the mesh. Embree always casts against the full mesh: a box

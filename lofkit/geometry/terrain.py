@@ -256,6 +256,11 @@ class ConvexParts:
     framed: tuple[tuple[MeshParts, np.ndarray], ...]
 
     @cached_property
+    def sizes(self) -> np.ndarray:
+        """Each part's size, as the volume of its axis-aligned box (p,): which of two parts more segments cross."""
+        return np.prod(self.bounds[:, 3:] - self.bounds[:, :3], axis=1)
+
+    @cached_property
     def _face_table(self) -> tuple[np.ndarray, np.ndarray]:
         """`face_part` as one array, and where each piece's faces start in it."""
         starts = np.cumsum([0] + [len(f) for f in self.face_part])[:-1]
@@ -304,8 +309,8 @@ class ConvexParts:
 
     def part_at(self, mesh: np.ndarray, face: np.ndarray, points: np.ndarray, directions: np.ndarray) -> np.ndarray:
         """The part each segment that first hit face `face` of chosen piece `mesh` at `points` (n, 3), going along
-        `directions` (n, 3), leads to: the convex component of that face, else the inner box it is likely to cross
-        next (`voxels.boxes_next`); -1 where `mesh` is -1 or there is neither."""
+        `directions` (n, 3), leads to: the convex component of that face, else the largest inner box it is likely to
+        cross soon after (`voxels.boxes_next`); -1 where `mesh` is -1 or there is neither."""
         table, starts = self._face_table
         hit = mesh >= 0
         part = np.full(len(mesh), -1, dtype=np.int64)
@@ -315,7 +320,7 @@ class ConvexParts:
             parts, to_piece = self.framed[k]
             if len(parts.boxes):
                 boxes_next(points, directions, mesh, k, to_piece, parts.lookup, parts.lookup_origin,
-                           parts.lookup_pitch, self.first_box[k], part)
+                           parts.lookup_pitch, parts.boxes, self.first_box[k], part)
         return part
 
 

@@ -111,7 +111,7 @@ class PairSearch:
         self.pairs = pairs
         self.line = line_candidates(world, pairs)
         """The convex parts whose boxes each pair's middle line meets (`obstruction.line_candidates`)."""
-        self.learned = LearnedParts(pairs, self.line)
+        self.learned = LearnedParts(pairs, self.line, world.convex_parts.sizes)
         self.caster = Caster(world, pairs, self.learned, progress)
         self.findings = Findings(world, len(pairs), witnesses)
         v = world.troopers
