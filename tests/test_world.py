@@ -75,6 +75,20 @@ def test_thin_pole_through_a_volume_is_found():
     assert any("pole" in w.message for w in world.warnings)
 
 
+def test_volumes_near_the_same_pieces_are_told_apart_when_tested_together():
+    """The clearance test takes the volumes near a piece together: each keeps the answer it has alone."""
+    hill = {"id": "hill", "box": {"size": [400, 400, 300]}, "position": [300, 300, 0]}
+    pole = {"id": "pole", "cylinder": {"diameter": 2, "height": 100}, "position": [903, 897]}
+    spots = [(300, 300, 100), (300, 300, 300), (900, 900, 0), (900, 960, 0), (300 + 200 + 12.4, 300, 0),
+             (300 + 200 + 12.5, 300, 0)]
+    troopers = [trooper(f"t{k}", x, y, z=z) for k, (x, y, z) in enumerate(spots)]
+    together = build_world(troopers, [hill, pole])
+    alone = [build_world([t], [hill, pole]) for t in troopers]
+    assert [w.where for w in together.warnings if "inside solid" in w.message] == [
+        f"troopers[{k}]" for k, world in enumerate(alone) if any("inside solid" in w.message for w in world.warnings)]
+    assert len([w for w in together.warnings if "inside solid" in w.message]) == 3
+
+
 def test_missing_facing_is_a_warning_not_an_error():
     world = build_world([trooper("a", 600, 600, facing=None)])
     assert world.troopers.facing[0] == 0 and "no `facing`" in world.warnings[0].message

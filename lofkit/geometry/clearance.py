@@ -70,25 +70,40 @@ def scenery_overlaps(world, troopers: np.ndarray | None = None, volumes=None) ->
         found.setdefault(trooper, set()).add(piece)
     solid = set(world.solid_pieces.tolist())
     shrink = np.array([CLEARANCE] * 3 + [-CLEARANCE] * 3)
+    near: dict[int, list[int]] = {}  # piece -> the troopers whose boxes meet its box, not yet found in it
     for trooper in troopers.tolist():
-        box = v.boxes[trooper] + shrink
-        for piece in set(world.piece_index.intersection(tuple(box))) & solid:
-            if piece in found.get(trooper, ()):
-                continue
-            if _pokes_into(v, trooper, world.pieces[piece]):
-                found.setdefault(trooper, set()).add(piece)
+        for piece in set(world.piece_index.intersection(tuple(v.boxes[trooper] + shrink))) & solid:
+            if piece not in found.get(trooper, ()):
+                near.setdefault(piece, []).append(trooper)
+    for piece, group in near.items():
+        group = np.array(group)
+        for trooper in group[_pokes_into(v, group, world.pieces[piece])].tolist():
+            found.setdefault(trooper, set()).add(piece)
     return {t: sorted(world.pieces[p].id for p in pieces) for t, pieces in sorted(found.items())}
 
 
-def _pokes_into(v, trooper: int, piece) -> bool:
-    r = v.radius[trooper] - CLEARANCE
-    z0, z1 = v.z[trooper] + CLEARANCE, v.top[trooper] - CLEARANCE
+VERTEX_TESTS = 4_000_000
+"""(volume, vertex) pairs tested at once by `_pokes_into`."""
+
+
+def _pokes_into(v, troopers: np.ndarray, piece) -> np.ndarray:
+    """Whether `piece` pokes into each of the shrunk volumes of `troopers` (k,): a vertex of it lies inside the
+    volume, or the volume's middle lies inside the piece's solid (a volume buried whole)."""
+    r = v.radius[troopers] - CLEARANCE
+    z0, z1 = v.z[troopers] + CLEARANCE, v.top[troopers] - CLEARANCE
     vertices = piece.mesh.vertices
-    inside = (np.hypot(*(vertices[:, :2] - v.centre[trooper]).T) < r) & (vertices[:, 2] > z0) & (vertices[:, 2] < z1)
-    if inside.any():
-        return True
-    centre = np.array([[*v.centre[trooper], (z0 + z1) / 2]])
-    return bool(piece.holds(centre)[0])
+    poking = np.zeros(len(troopers), dtype=bool)
+    step = max(1, VERTEX_TESTS // max(len(vertices), 1))
+    for first in range(0, len(troopers), step):
+        k = slice(first, first + step)
+        gap = np.hypot(vertices[None, :, 0] - v.centre[troopers[k], 0, None],
+                       vertices[None, :, 1] - v.centre[troopers[k], 1, None])
+        poking[k] = ((gap < r[k, None]) & (vertices[None, :, 2] > z0[k, None])
+                     & (vertices[None, :, 2] < z1[k, None])).any(axis=1)
+    rest = np.flatnonzero(~poking)
+    if len(rest):
+        poking[rest] = piece.holds(np.column_stack([v.centre[troopers[rest]], (z0[rest] + z1[rest]) / 2]))
+    return poking
 
 
 def volume_overlaps(world, volumes) -> list[list[str]]:
