@@ -27,12 +27,14 @@ from lofkit.sight.lattice import (
     Lattice,
     block_points,
     central_blocks,
+    central_order,
     clear_blocks,
     clear_blocks_again,
     clear_blocks_near,
     dense_eyes,
     dense_tiles,
-    pick_central,
+    pick_blocks,
+    spread_order,
     template_axis,
     template_points,
     to_world,
@@ -466,7 +468,7 @@ def test_the_fine_pass_picks_the_first_open_rows_of_each_pair_at_their_central_b
     offset = np.add.outer((np.arange(7) - 3) ** 2, (np.arange(10) - 4.5) ** 2)
     cursor = np.zeros(rows, dtype=np.int64)
     for _ in range(3):
-        picked, cols, lines = pick_central(candidates, cursor, pair, done, most)
+        picked, cols, lines = pick_blocks(candidates, cursor, pair, done, most, central_order(7, 10))
         expected, seen = [], {}
         for r in range(rows):
             if candidates[r].any() and not done[pair[r]] and seen.get(pair[r], 0) < most:
@@ -477,6 +479,33 @@ def test_the_fine_pass_picks_the_first_open_rows_of_each_pair_at_their_central_b
         assert np.array_equal(np.column_stack(central_blocks(candidates[picked])), np.column_stack([cols, lines]))
         candidates[picked, cols, lines] = rng.random(len(picked)) < 0.3  # a picked block may stay a candidate
         candidates &= rng.random(candidates.shape) < 0.8
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 6), (7, 10), (13, 22), (64, 107)])
+def test_the_spread_order_visits_every_block_once_from_the_middle_and_spread_out(shape):
+    """When no witness is kept, the fine pass tries each row's blocks in `spread_order`: all of them, once each, the
+    middle one first, and its first quarter already spread over the whole template (64 x 107 are an S2 template's
+    blocks): every block lies within a few blocks of one of them, where the centre-most first quarter is a disc."""
+    spread, central = spread_order(*shape), central_order(*shape)
+    assert sorted(spread.tolist()) == list(range(shape[0] * shape[1])) and spread[0] == central[0]
+    points = np.column_stack(np.unravel_index(np.arange(shape[0] * shape[1]), shape))
+
+    def farthest(order):  # from any block to the nearest of the order's first quarter
+        first = points[order[: max(1, len(order) // 4)]]
+        return max(np.hypot(*(first - p).T).min() for p in points)
+
+    if min(shape) > 1:
+        assert farthest(spread) <= 2.5 < farthest(central)
+
+
+def test_seen_pairs_on_table_c_see_as_the_search_with_witnesses():
+    """On table-c (real meshes, where the order of the fine pass matters most), the search that keeps no witness
+    tries blocks far apart in turn and still finds the same pairs seeing."""
+    world = World.from_scene(load_scene(REPO / "examples" / "tables" / "table-c.yaml"))
+    pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
+    full, _ = run_search(world, pairs)
+    bare, _ = run_search(world, pairs, witnesses=False)
+    assert bare.findings.done.tolist() == full.findings.done.tolist()
 
 
 def test_lattice_segments_are_the_segments_numpy_makes_and_each_is_made_once():

@@ -106,9 +106,9 @@ def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def pick_central(candidates, cursor, order, pair, done, most, taken, picked, cols, lines) -> int:
+def pick_blocks(candidates, cursor, order, pair, done, most, taken, picked, cols, lines) -> int:
     """Rows with a candidate block whose pair is not `done`, at most `most` per pair (the first ones), and each
-    one's candidate first in `order` (flat block indices, nearest the template's middle first): picked[k], at
+    one's candidate first in `order` (flat block indices, e.g. nearest the template's middle first): picked[k], at
     cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
     last one ended, at order[cursor[r]] (len(order): it has none left). `taken` (pairs,) is zeros, and left so;
     `candidates` is C-contiguous."""

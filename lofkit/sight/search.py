@@ -11,7 +11,8 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    that see none of them; segments to every 5th point of the blocks still candidates (`lattice.block_points`: no
    other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
    points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
-   first and each from its middle out (`lattice.block_cross`), until one is clear (the witness) or none is left.
+   first (or far apart in turn, when no witness is kept) and each from its middle out (`lattice.block_cross`),
+   until one is clear (the witness) or none is left.
    Sampled points are lattice points, so a block the fine pass would find clear is never skipped: the answer
    equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` runs for
    tests and benchmarks. Zero Visibility zones also block segments that start inside them (see
@@ -39,6 +40,7 @@ from lofkit.sight.lattice import (
     block_cross,
     block_points,
     central_blocks,
+    central_order,
     clear_blocks,
     clear_blocks_again,
     clear_blocks_near,
@@ -46,8 +48,9 @@ from lofkit.sight.lattice import (
     headings,
     lead_eye,
     other_key_eyes,
-    pick_central,
+    pick_blocks,
     search_start,
+    spread_order,
     template_axis,
 )
 from lofkit.sight.learning import LearnedParts
@@ -193,14 +196,17 @@ class PairSearch:
         return views, known, tested
 
     def _fine_pass(self, views: Views, known: np.ndarray, tested: np.ndarray, candidates: np.ndarray) -> None:
-        """Check candidate blocks point by point, each row's centre-most first, a few rows of each open pair at a
-        time (`lattice.pick_central`), until every pair has a witness or no candidate is left. A block's middle
-        column and line (`block_cross`) are cast first, and the rest of it only when they are clear."""
+        """Check candidate blocks point by point, a few rows of each open pair at a time (`lattice.pick_blocks`),
+        until every pair has a witness or no candidate is left: each row's centre-most first, the witness players
+        expect; when no witness is kept, blocks far apart in turn (`lattice.spread_order`), which finds a clear one
+        sooner. A block's middle column and line (`block_cross`) are cast first, and the rest of it only when they
+        are clear."""
         bw, bh = views.lattice.block
+        order = (central_order if self.findings.witnesses else spread_order)(*candidates.shape[1:])
         cursor = search_start(candidates)
         cross = block_cross(views.lattice.block)
         while True:
-            pick, c0, r0 = pick_central(candidates, cursor, views.rows.pair, self.findings.done, ROWS_PER_PAIR)
+            pick, c0, r0 = pick_blocks(candidates, cursor, views.rows.pair, self.findings.done, ROWS_PER_PAIR, order)
             if len(pick) == 0:
                 return
             cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
