@@ -214,11 +214,11 @@ def spread_order(cols: int, lines: int) -> np.ndarray:
     pair sees matters, the fine pass cast 5% fewer segments so than centre-most first, for 1-7% less time (side by
     side, within the noise)."""
     bits = max(cols, lines, 2).bit_length()
-    reverse = np.array([int(f"{k:0{bits}b}"[::-1], 2) for k in range(max(cols, lines))])
-    across, up = np.meshgrid(reverse[:cols], reverse[:lines], indexing="ij")
+    across, up = np.meshgrid(np.arange(cols), np.arange(lines), indexing="ij")
     key = np.zeros(across.shape, dtype=np.int64)
-    for bit in range(bits):  # interleave: bit k of the column goes to bit 2k, of the line to bit 2k + 1
-        key |= ((across >> bit) & 1) << (2 * bit) | ((up >> bit) & 1) << (2 * bit + 1)
+    for bit in range(bits):  # reversed and interleaved: bit b of the column goes to bit 2 (bits - 1 - b), the line's next
+        place = 2 * (bits - 1 - bit)
+        key |= ((across >> bit) & 1) << place | ((up >> bit) & 1) << (place + 1)
     middle = central_order(cols, lines)[0]
     order = np.argsort(key.ravel(), kind="stable")
     return np.concatenate([[middle], order[order != middle]])

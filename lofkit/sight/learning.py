@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from lofkit.sight.obstruction import Candidates
+
 LINE_PARTS = 64
-"""Parts on the line between a pair's two volumes' middles that it keeps, the largest: the first `LEARNED_PARTS` are
-its first candidates, and all of them may hide tiles of its dense eyes (`rows.hidden_eye_tiles`). The largest, since a
-larger part hides more of the views around that line (side by side, table-c's heatmap ran 1-2% faster than with the
-lowest-numbered first: about the noise)."""
+"""Parts on the line between a pair's two volumes' middles that it keeps, the largest first, since a larger part hides
+more of the views around that line (side by side, table-c's heatmap ran 1-2% faster than with the lowest-numbered
+first: about the noise). The first `LEARNED_PARTS` are its first candidates, and all of them may hide tiles of its
+dense eyes (`rows.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair and direction remembers (first those on the line between the two volumes, then those that
 blocked its stride-10 segments), as candidates for its next eyes."""
 
 
-def largest_parts(candidates: tuple[np.ndarray, np.ndarray], count: int, most: int, sizes: np.ndarray) -> np.ndarray:
+def largest_parts(candidates: Candidates, count: int, most: int, sizes: np.ndarray) -> np.ndarray:
     """The `most` largest parts (by `sizes`, per part) of each of `count` rows among `candidates` ((row, part)
     ordered by row, as `obstruction.line_candidates` gives them), largest first, -1 padding: (count, most)."""
     rows, found = candidates
@@ -39,7 +41,7 @@ class LearnedParts:
     `sizes`, per part) on the line between its two volumes' middles (`line`: `obstruction.line_candidates` of
     `pairs`), before any segment is cast: a larger part hides more of the segments around that line."""
 
-    def __init__(self, pairs: np.ndarray, line: tuple[np.ndarray, np.ndarray], sizes: np.ndarray):
+    def __init__(self, pairs: np.ndarray, line: Candidates, sizes: np.ndarray):
         self.pairs = pairs
         self.line = largest_parts(line, len(pairs), LINE_PARTS, sizes)
         """The largest `LINE_PARTS` parts on the line between each pair's middles, largest first (either way:
