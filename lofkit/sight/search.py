@@ -238,7 +238,7 @@ class PairSearch:
         return cols, lines, known, tested
 
     def _screen(self, views: Views, cols: np.ndarray, lines: np.ndarray):
-        """`screen.screen` with the convex parts each row's pair and direction has learned as candidates; the
+        """`screen.screen` with the convex parts each row's pair has learned as candidates; the
         segments it finds blocked by them one by one are reported as tested (`progress(0, tested)`)."""
         hidden, proved, blocked_points, segments = screen(self.world, views.lattice, views.rows, views.axis, cols,
                                                           lines, self.learned.of_rows(views.rows))
@@ -285,7 +285,7 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
         for forward in (True, False):
             open_ids = search.findings.open_pairs(open_ids)
             if len(open_ids):
-                tiles = search.learned.for_tiles(open_ids, forward) if pattern is dense_eyes else None
+                tiles = search.learned.for_tiles(open_ids) if pattern is dense_eyes else None
                 rows = eye_rows(world, pairs, open_ids, forward, pattern, tiles)
                 search.look(rows, centre_first=pattern is lead_eye)
     return search, proofs
