@@ -22,7 +22,7 @@ from PIL import Image
 from lofkit import LofkitError, World, scene_from_data
 from lofkit.design.executors import open_executor
 from lofkit.design.exposure import SightOptions, viewer_batches
-from lofkit.design.layout import cell_centres, place, zone_points
+from lofkit.design.layout import cell_centres, place, terrain_only, zone_points
 from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
 from lofkit.rules.lof import check
 from tests.helpers import scene_data, write_scene
@@ -217,6 +217,18 @@ def test_serial_and_process_pool_agree(serial_heatmap):
         pooled = heatmap(world_of(table(MIXED, depth=400)), "blue", SPREAD, pool)
     assert np.array_equal(pooled.seen, serial_heatmap.seen)  # the full matrix: rows (viewers) in the same order
     assert np.array_equal(pooled.counts, serial_heatmap.counts)
+
+
+def test_analyses_hand_workers_the_terrain_alone():
+    """A worker builds its World from the scene it is sent: that scene holds no trooper to settle or check (the
+    scene's own, here one standing inside the wall, are left out of analyses), and the caller's World keeps them."""
+    data = table([TALL_WALL])
+    data["troopers"] = [{"id": "in-wall", "side": "blue", "silhouette": 2, "position": [150, 150], "facing": 90}]
+    world = world_of(data)
+    terrain = terrain_only(world)
+    assert len(world.scene.troopers) == 1 and len(world.troopers) == 1 and len(world.warnings) == 1
+    assert terrain.scene.troopers == () and len(terrain.troopers) == 0
+    assert World.from_scene(terrain.scene).warnings == []
 
 
 def test_viewer_batches_keep_the_order_and_run_the_last_eight_one_by_one():
