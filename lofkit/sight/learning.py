@@ -18,8 +18,8 @@ more of the views around that line (side by side, table-c's heatmap ran 1-2% fas
 first: about the noise). The first `LEARNED_PARTS` are its first candidates, and all of them may hide tiles of its
 dense eyes (`rows.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
-"""Convex parts each pair remembers (first those on the line between the two volumes, then those that
-blocked its stride-10 segments), as candidates for its next eyes."""
+"""Convex parts each pair remembers (first those on the line between the two volumes, then those that blocked its
+stride-10 segments), as candidates for its next eyes."""
 
 
 def largest_parts(candidates: Candidates, count: int, most: int, sizes: np.ndarray) -> np.ndarray:
@@ -38,8 +38,8 @@ def largest_parts(candidates: Candidates, count: int, most: int, sizes: np.ndarr
 class LearnedParts:
     """Per pair (rows of `pairs`, (n, 2)), up to `LEARNED_PARTS` convex part indices (-1: none), the parts that
     blocked most first, then those it had before. Both directions share them: sight is mutual, and the segments
-    either way cross the same space between the two volumes (side by side, table-c's heatmap cast 8% fewer segments
-    and table-b's 12% than with a list per direction). A pair starts out with the largest parts (by `sizes`, per
+    either way cross the same space between the two volumes (with cells every 4", table-c's heatmap cast 8% fewer
+    segments and table-b's 12% than with a list per direction). A pair starts out with the largest parts (by `sizes`, per
     part) on the line between its two volumes' middles (`line`: `obstruction.line_candidates` of `pairs`), before any
     segment is cast: a larger part hides more of the segments around that line."""
 

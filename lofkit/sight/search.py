@@ -238,8 +238,8 @@ class PairSearch:
         return cols, lines, known, tested
 
     def _screen(self, views: Views, cols: np.ndarray, lines: np.ndarray):
-        """`screen.screen` with the convex parts each row's pair has learned as candidates; the
-        segments it finds blocked by them one by one are reported as tested (`progress(0, tested)`)."""
+        """`screen.screen` with the convex parts each row's pair has learned as candidates; the segments it finds
+        blocked by them one by one are reported as tested (`progress(0, tested)`)."""
         hidden, proved, blocked_points, segments = screen(self.world, views.lattice, views.rows, views.axis, cols,
                                                           lines, self.learned.of_rows(views.rows))
         seeing = ~hidden
