@@ -13,7 +13,6 @@ import shapely
 
 from lofkit.errors import LofkitError
 from lofkit.geometry.support import base_fit, rest_height
-from lofkit.geometry.volumes import base_volumes
 from lofkit.geometry.world import World
 from lofkit.rules.deployment import side_zone
 from lofkit.rules.measure import base_gap
@@ -44,9 +43,7 @@ class Placements:
 def terrain_only(world: World) -> World:
     """The same table without its troopers, in its scene too: analyses judge the layout, not a game in progress (and
     a worker that builds the World from the scene settles and checks no trooper: on table-c, 0.6 s each)."""
-    terrain = world.with_troopers(base_volumes(np.zeros((0, 2)), 0.0, 1.0, 1.0))
-    terrain.scene = world.scene.model_copy(update={"troopers": ()})
-    return terrain
+    return world.with_scene(world.scene.model_copy(update={"troopers": ()}))
 
 
 def _grid_size(count: int, what: str, option: str, source) -> None:

@@ -39,9 +39,9 @@ class LearnedParts:
     """Per pair (rows of `pairs`, (n, 2)), up to `LEARNED_PARTS` convex part indices (-1: none), the parts that
     blocked most first, then those it had before. Both directions share them: sight is mutual, and the segments
     either way cross the same space between the two volumes (with cells every 4", table-c's heatmap cast 8% fewer
-    segments and table-b's 12% than with a list per direction). A pair starts out with the largest parts (by `sizes`, per
-    part) on the line between its two volumes' middles (`line`: `obstruction.line_candidates` of `pairs`), before any
-    segment is cast: a larger part hides more of the segments around that line."""
+    segments and table-b's 12% than with a list per direction). A pair starts out with the largest parts (by
+    `sizes`, per part) on the line between its two volumes' middles (`line`: `obstruction.line_candidates` of
+    `pairs`), before any segment is cast: a larger part hides more of the segments around that line."""
 
     def __init__(self, pairs: np.ndarray, line: Candidates, sizes: np.ndarray):
         self.line = largest_parts(line, len(pairs), LINE_PARTS, sizes)
