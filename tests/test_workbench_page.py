@@ -216,8 +216,17 @@ def _clear_points(count: int) -> list[tuple[float, float]]:
 
 
 def _on_table(page, x: float, y: float) -> tuple[float, float]:
-    """Where on the screen the table point (x, y) mm is drawn."""
-    box = page.locator("#table").bounding_box()
+    """Where on the screen the table point (x, y) mm is drawn.
+
+    Every refresh draws the table anew, so the rect found may be replaced before it is measured: measure again."""
+    table = page.locator("#table")
+    for _ in range(50):
+        box = table.bounding_box()
+        if box is not None:
+            break
+        page.wait_for_timeout(100)
+    else:
+        raise AssertionError("the table is not drawn")
     width, depth = (float(page.get_attribute("#table", name)) for name in ("width", "height"))
     return box["x"] + x / width * box["width"], box["y"] + (depth - y) / depth * box["height"]
 
