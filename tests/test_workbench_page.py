@@ -89,16 +89,22 @@ def _trooper(base: str, trooper_id: str) -> dict:
     return next(t for t in _api(base, "/api/scene")["scene"]["troopers"] if t["id"] == trooper_id)
 
 
-def _centre(page, trooper_id: str) -> tuple[float, float]:
-    """Where a trooper's base is on the screen (asked again while the top view is being drawn anew: a redraw
-    replaces its elements, and one replaced while asked has no box)."""
-    trooper = page.locator(f'[data-trooper="{trooper_id}"]')
+def _box(page, selector: str) -> dict:
+    """Where an element of the top view is on the screen (asked again while the top view is being drawn anew: a
+    redraw replaces its elements, and one replaced while asked has no box)."""
+    element = page.locator(selector)
     for _ in range(50):
-        box = trooper.bounding_box()
+        box = element.bounding_box()
         if box is not None:
-            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            return box
         page.wait_for_timeout(100)
-    raise AssertionError(f"{trooper_id} is not drawn on the top view")
+    raise AssertionError(f"{selector} is not drawn on the top view")
+
+
+def _centre(page, trooper_id: str) -> tuple[float, float]:
+    """Where a trooper's base is on the screen."""
+    box = _box(page, f'[data-trooper="{trooper_id}"]')
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
 def tap(page, trooper_id: str, touch: bool) -> None:
@@ -216,17 +222,8 @@ def _clear_points(count: int) -> list[tuple[float, float]]:
 
 
 def _on_table(page, x: float, y: float) -> tuple[float, float]:
-    """Where on the screen the table point (x, y) mm is drawn.
-
-    Every refresh draws the table anew, so the rect found may be replaced before it is measured: measure again."""
-    table = page.locator("#table")
-    for _ in range(50):
-        box = table.bounding_box()
-        if box is not None:
-            break
-        page.wait_for_timeout(100)
-    else:
-        raise AssertionError("the table is not drawn")
+    """Where on the screen the table point (x, y) mm is drawn."""
+    box = _box(page, "#table")
     width, depth = (float(page.get_attribute("#table", name)) for name in ("width", "height"))
     return box["x"] + x / width * box["width"], box["y"] + (depth - y) / depth * box["height"]
 
