@@ -88,6 +88,27 @@ def holed_crate(size: float = 40.0) -> trimesh.Trimesh:
     return trimesh.Trimesh(mesh.vertices, mesh.faces[~hole], process=False)
 
 
+def test_caps_close_the_holes_of_an_open_surface_and_refuse_what_they_cannot_close():
+    """Caps over the crate's two holes leave every edge shared by two faces, once each way, so the capped surface
+    is closed and consistently turned; a surface with an edge of three faces, or with two faces running along an edge
+    the same way, gets no caps."""
+    crate = holed_crate()
+    caps, rims = inner.caps_over_holes(crate.vertices, crate.faces)
+    assert len(rims) == 2
+    closed = trimesh.Trimesh(*trimesh.util.append_faces([crate.vertices, caps.reshape(-1, 3)],
+                                                        [crate.faces, np.arange(caps.size // 3).reshape(-1, 3)]))
+    closed.merge_vertices()
+    assert closed.is_watertight and closed.is_winding_consistent
+    fan = np.array([[0, 1, 2], [1, 0, 3], [0, 1, 4]])  # edge 0-1 in three faces
+    tetrahedron = np.array([[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]])
+    flipped = tetrahedron.copy()
+    flipped[0] = flipped[0, ::-1]  # closed, but it runs along each of its edges the same way as its neighbour
+    points = np.random.default_rng(0).normal(size=(5, 3))
+    assert inner.caps_over_holes(points, tetrahedron[1:])[0] is not None
+    for faces in (fan, flipped):
+        assert inner.caps_over_holes(points, faces) == (None, ())
+
+
 def test_no_box_lies_where_a_segment_can_pass_through_two_holes():
     """The crate's two holes face each other: segments through both cross its inside and touch nothing. The boxes
     keep clear of every such segment, and still fill most of the crate."""
