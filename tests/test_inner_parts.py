@@ -90,8 +90,8 @@ def holed_crate(size: float = 40.0) -> trimesh.Trimesh:
 
 def test_caps_close_the_holes_of_an_open_surface_and_refuse_what_they_cannot_close():
     """Caps over the crate's two holes leave every edge shared by two faces, once each way, so the capped surface
-    is closed and consistently turned; a surface with an edge of three faces, or with two faces running along an edge
-    the same way, gets no caps."""
+    is closed and consistently turned; a closed surface needs none; a surface with an edge of three faces, or with two
+    faces running along an edge the same way, gets none (None: it cannot be closed)."""
     crate = holed_crate()
     caps, rims = inner.caps_over_holes(crate.vertices, crate.faces)
     assert len(rims) == 2
@@ -104,7 +104,9 @@ def test_caps_close_the_holes_of_an_open_surface_and_refuse_what_they_cannot_clo
     flipped = tetrahedron.copy()
     flipped[0] = flipped[0, ::-1]  # closed, but it runs along each of its edges the same way as its neighbour
     points = np.random.default_rng(0).normal(size=(5, 3))
-    assert inner.caps_over_holes(points, tetrahedron[1:])[0] is not None
+    assert len(inner.caps_over_holes(points, tetrahedron[1:])[0]) == 3  # one cap per edge of the missing face
+    caps, rims = inner.caps_over_holes(points, tetrahedron)
+    assert caps.shape == (0, 3, 3) and rims == ()  # closed already
     for faces in (fan, flipped):
         assert inner.caps_over_holes(points, faces) == (None, ())
 

@@ -172,10 +172,11 @@ def _joined(groups: list[np.ndarray]) -> np.ndarray:
 
 
 def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray | None, tuple[np.ndarray, ...]]:
-    """Triangles (t, 3, 3) that close every hole of an open surface: each rim edge (u, v), an edge of one face only,
-    joined to the middle of its rim's vertices as the triangle (v, u, middle), so that every edge ends up shared by
-    two faces, once each way; and each rim's vertices. (None, ()) when that does not close the surface consistently
-    (an edge of three faces or more, two faces running along an edge the same way, rims that cross)."""
+    """Triangles (t, 3, 3) that close every hole of a surface (none when it is closed): each rim edge (u, v), an edge
+    of one face only, joined to the middle of its rim's vertices as the triangle (v, u, middle), so that every edge
+    ends up shared by two faces, once each way; and each rim's vertices. (None, ()) when that does not close the
+    surface consistently (an edge of three faces or more, two faces running along an edge the same way, rims that
+    cross)."""
     directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2).astype(np.int64)
     undirected = np.sort(directed, axis=1)
     n = len(vertices)  # an edge (u, v) as the number u n + v: unique numbers are found far faster than unique rows
@@ -184,6 +185,8 @@ def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray
     if (counts > 2).any() or len(np.unique(directed[:, 0] * n + directed[:, 1])) != len(directed):
         return None, ()
     rim = directed[counts[uses] == 1]
+    if len(rim) == 0:  # closed already
+        return np.zeros((0, 3, 3)), ()
     if len(np.unique(rim[:, 0])) != len(rim) or len(np.unique(rim[:, 1])) != len(rim):
         return None, ()
     groups = trimesh.graph.connected_components(rim, min_len=1)
