@@ -95,9 +95,7 @@ def test_caps_close_the_holes_of_an_open_surface_and_refuse_what_they_cannot_clo
     crate = holed_crate()
     caps, rims = inner.caps_over_holes(crate.vertices, crate.faces)
     assert len(rims) == 2
-    closed = trimesh.Trimesh(*trimesh.util.append_faces([crate.vertices, caps.reshape(-1, 3)],
-                                                        [crate.faces, np.arange(caps.size // 3).reshape(-1, 3)]))
-    closed.merge_vertices()
+    closed = trimesh.Trimesh(**trimesh.triangles.to_kwargs(np.concatenate([crate.triangles, caps])))
     assert closed.is_watertight and closed.is_winding_consistent
     fan = np.array([[0, 1, 2], [1, 0, 3], [0, 1, 4]])  # edge 0-1 in three faces
     tetrahedron = np.array([[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]])

@@ -177,12 +177,11 @@ def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray
     ends up shared by two faces, once each way; and each rim's vertices. (None, ()) when that does not close the
     surface consistently (an edge of three faces or more, two faces running along an edge the same way, rims that
     cross)."""
-    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2).astype(np.int64)
-    undirected = np.sort(directed, axis=1)
-    n = len(vertices)  # an edge (u, v) as the number u n + v: unique numbers are found far faster than unique rows
-    keys, uses = np.unique(undirected[:, 0] * n + undirected[:, 1], return_inverse=True)
+    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    edge = trimesh.grouping.hashable_rows  # an edge as one integer: np.unique on rows is ~4x slower
+    keys, uses = np.unique(edge(np.sort(directed, axis=1)), return_inverse=True)
     counts = np.bincount(uses, minlength=len(keys))
-    if (counts > 2).any() or len(np.unique(directed[:, 0] * n + directed[:, 1])) != len(directed):
+    if (counts > 2).any() or len(np.unique(edge(directed))) != len(directed):
         return None, ()
     rim = directed[counts[uses] == 1]
     if len(rim) == 0:  # closed already
