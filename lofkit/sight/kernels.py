@@ -282,15 +282,15 @@ def _passes_through(eye_side, point, length, trim, normals, offsets, planes) -> 
 
 @numba.njit(cache=True, nogil=True)
 def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) -> None:
-    """For each candidate part k of one eye (1, 3): whether one of its planes keeps the eye farther than `trim`
-    outside it (`roomy[k]`), and the eye's signed distance from each plane (`eye_side[k]`)."""
+    """For each candidate part k of one eye (1, 3): the eye's signed distance from each plane (`eye_side[k]`), and
+    whether one of its planes keeps the eye farther than `trim` outside it (`roomy[k]`, as `_room` decides)."""
     for k in range(candidates.shape[0]):
         p = candidates[k]
-        roomy[k] = p >= 0 and _room(eye, normals[p], offsets[p], faces[p], trim)
-        if p >= 0:
-            for f in range(faces[p]):
-                eye_side[k, f] = (normals[p, f, 0] * eye[0, 0] + normals[p, f, 1] * eye[0, 1]
-                                  + normals[p, f, 2] * eye[0, 2] - offsets[p, f])
+        roomy[k] = False
+        for f in range(faces[p] if p >= 0 else 0):
+            eye_side[k, f] = (normals[p, f, 0] * eye[0, 0] + normals[p, f, 1] * eye[0, 1]
+                              + normals[p, f, 2] * eye[0, 2] - offsets[p, f])
+            roomy[k] |= eye_side[k, f] > trim
 
 
 @numba.njit(cache=True, nogil=True)
@@ -314,18 +314,17 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
             continue
         near, far = math.inf, -math.inf
         least_u, most_u, least_h, most_h = math.inf, -math.inf, math.inf, -math.inf
-        for c in range(8):
+        low, high = bounds[p, 2] - BOX_PAD - eye[0, 2], bounds[p, 5] + BOX_PAD - eye[0, 2]
+        for c in range(4):  # the vertical edges: on each, the lowest corner projects lowest, the highest highest
             x = (bounds[p, 3] + BOX_PAD if c & 1 else bounds[p, 0] - BOX_PAD) - eye[0, 0]
             y = (bounds[p, 4] + BOX_PAD if c & 2 else bounds[p, 1] - BOX_PAD) - eye[0, 1]
-            h = (bounds[p, 5] + BOX_PAD if c & 4 else bounds[p, 2] - BOX_PAD) - eye[0, 2]
             s = x * normal_x + y * normal_y
             near, far = min(near, s), max(far, s)
             if s > 0:
                 scale = depth / s
                 u = eye_across + (x * axis[0] + y * axis[1]) * scale
-                v = eye[0, 2] - z + h * scale
                 least_u, most_u = min(least_u, u), max(most_u, u)
-                least_h, most_h = min(least_h, v), max(most_h, v)
+                least_h, most_h = min(least_h, eye[0, 2] - z + low * scale), max(most_h, eye[0, 2] - z + high * scale)
         if far < -SHADOW_SLACK or near > depth + SHADOW_SLACK:
             shadow[k, 0] = 2.0
         elif near > SHADOW_SLACK and far < depth - SHADOW_SLACK:
