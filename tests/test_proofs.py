@@ -6,6 +6,7 @@ sees something)."""
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -40,6 +41,7 @@ from lofkit.sight.lattice import (
     to_world,
 )
 from lofkit.sight.lattice import headings as _towards
+from lofkit.sight.learning import LEARNED_PARTS, LINE_PARTS, LearnedParts
 from lofkit.sight.obstruction import (
     Segments,
     blocked,
@@ -578,3 +580,16 @@ def test_a_part_crossed_by_a_segment_is_never_ruled_out_by_its_shadow():
             crossed += crosses
             ruled_out += outside
     assert crossed > 1000 and ruled_out > 1000
+
+
+def test_tile_candidates_are_the_learned_parts_then_the_lines_others_each_once():
+    """A tile no part hides tries every candidate, so `LearnedParts.for_tiles` gives each part once: the pair's
+    learned parts in their order, then the parts on its line that are not among them, largest first, -1 last."""
+    line = (np.zeros(18, dtype=int), np.arange(10, 28))  # 18 parts on pair 0's line; part k is k mm^3
+    learned = LearnedParts(np.zeros((2, 2), dtype=int), line, np.arange(30.0))
+    learned.learn(SimpleNamespace(pair=np.array([0, 0])), np.array([0, 1]), np.array([4, 4]))
+    assert learned.parts[0].tolist() == [4, *range(27, 12, -1)]  # part 12 fell off the learned list
+    tiles = learned.for_tiles(np.array([1, 0]))
+    assert tiles.shape == (2, LEARNED_PARTS + LINE_PARTS)
+    assert (tiles[0] == -1).all()
+    assert tiles[1].tolist() == [4, *range(27, 9, -1)] + [-1] * (LEARNED_PARTS + LINE_PARTS - 19)

@@ -54,8 +54,12 @@ class LearnedParts:
         return self.parts[rows.pair]
 
     def for_tiles(self, pair_ids: np.ndarray) -> np.ndarray:
-        """The parts that may hide tiles of the dense eyes of pairs `pair_ids`: those learned, then the line's."""
-        return np.hstack([self.parts[pair_ids], self.line[pair_ids]])
+        """The parts that may hide tiles of the dense eyes of pairs `pair_ids`: those learned, then the line's not
+        among them (a failing tile tries every candidate; on table-c 8 of 36 a pair were there twice), -1 last."""
+        learned, line = self.parts[pair_ids], self.line[pair_ids].copy()
+        line[(line[:, :, None] == learned[:, None, :]).any(axis=2)] = -1
+        both = np.hstack([learned, line])
+        return np.take_along_axis(both, np.argsort(both < 0, axis=1, kind="stable"), axis=1)
 
     def learn(self, rows, owner: np.ndarray, part: np.ndarray) -> None:
         """Segment s, from the eye of row `owner[s]`, met convex part `part[s]` first (-1: none): put the parts that
