@@ -287,10 +287,11 @@ def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) 
     for k in range(candidates.shape[0]):
         p = candidates[k]
         roomy[k] = False
-        for f in range(faces[p] if p >= 0 else 0):
-            eye_side[k, f] = (normals[p, f, 0] * eye[0, 0] + normals[p, f, 1] * eye[0, 1]
-                              + normals[p, f, 2] * eye[0, 2] - offsets[p, f])
-            roomy[k] |= eye_side[k, f] > trim
+        if p >= 0:
+            for f in range(faces[p]):
+                eye_side[k, f] = (normals[p, f, 0] * eye[0, 0] + normals[p, f, 1] * eye[0, 1]
+                                  + normals[p, f, 2] * eye[0, 2] - offsets[p, f])
+                roomy[k] |= eye_side[k, f] > trim
 
 
 @numba.njit(cache=True, nogil=True)
