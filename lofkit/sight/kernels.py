@@ -308,6 +308,7 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
     if depth < 0:
         normal_x, normal_y, depth = -normal_x, -normal_y, -depth
     eye_across = (eye[0, 0] - centre[0]) * axis[0] + (eye[0, 1] - centre[1]) * axis[1]
+    eye_up = eye[0, 2] - z  # the eye's height on the template
     for k in range(candidates.shape[0]):
         p = candidates[k]
         shadow[k, 0] = 0.0
@@ -325,7 +326,7 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
                 scale = depth / s
                 u = eye_across + (x * axis[0] + y * axis[1]) * scale
                 least_u, most_u = min(least_u, u), max(most_u, u)
-                least_h, most_h = min(least_h, eye[0, 2] - z + low * scale), max(most_h, eye[0, 2] - z + high * scale)
+                least_h, most_h = min(least_h, eye_up + low * scale), max(most_h, eye_up + high * scale)
         if far < -SHADOW_SLACK or near > depth + SHADOW_SLACK:
             shadow[k, 0] = 2.0
         elif near > SHADOW_SLACK and far < depth - SHADOW_SLACK:

@@ -35,6 +35,15 @@ def largest_parts(candidates: Candidates, count: int, most: int, sizes: np.ndarr
     return out
 
 
+def each_once(parts: np.ndarray) -> np.ndarray:
+    """Each row of `parts` (n, k) (-1: none) with a part only where it first comes, in order, and -1 last."""
+    repeated = parts < 0
+    for k in range(1, parts.shape[1]):
+        repeated[:, k] |= (parts[:, :k] == parts[:, k : k + 1]).any(axis=1)
+    order = np.argsort(repeated, axis=1, kind="stable")
+    return np.take_along_axis(np.where(repeated, -1, parts), order, axis=1)
+
+
 class LearnedParts:
     """Per pair (rows of `pairs`, (n, 2)), up to `LEARNED_PARTS` convex part indices (-1: none), the parts that
     blocked most first, then those it had before. Both directions share them: sight is mutual, and the segments
@@ -56,10 +65,7 @@ class LearnedParts:
     def for_tiles(self, pair_ids: np.ndarray) -> np.ndarray:
         """The parts that may hide tiles of the dense eyes of pairs `pair_ids`: those learned, then the line's not
         among them (a failing tile tries every candidate; on table-c 8 of 36 a pair were there twice), -1 last."""
-        learned, line = self.parts[pair_ids], self.line[pair_ids].copy()
-        line[(line[:, :, None] == learned[:, None, :]).any(axis=2)] = -1
-        both = np.hstack([learned, line])
-        return np.take_along_axis(both, np.argsort(both < 0, axis=1, kind="stable"), axis=1)
+        return each_once(np.hstack([self.parts[pair_ids], self.line[pair_ids]]))
 
     def learn(self, rows, owner: np.ndarray, part: np.ndarray) -> None:
         """Segment s, from the eye of row `owner[s]`, met convex part `part[s]` first (-1: none): put the parts that
@@ -80,9 +86,4 @@ class LearnedParts:
         merged = np.full((len(changed), 2 * LEARNED_PARTS), -1, dtype=np.int64)
         merged[row, rank[best]] = parts[best]
         merged[:, LEARNED_PARTS:] = self.parts[changed]
-        repeated = merged < 0
-        for k in range(1, merged.shape[1]):
-            repeated[:, k] |= (merged[:, :k] == merged[:, k : k + 1]).any(axis=1)
-        merged[repeated] = -1
-        order = np.argsort(repeated, axis=1, kind="stable")
-        self.parts[changed] = np.take_along_axis(merged, order, axis=1)[:, :LEARNED_PARTS]
+        self.parts[changed] = each_once(merged)[:, :LEARNED_PARTS]
