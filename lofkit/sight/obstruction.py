@@ -151,7 +151,7 @@ def _enter_cylinder(volumes, segments: Segments, rows: np.ndarray, troopers: np.
 def inside_zero_visibility(world, points: np.ndarray) -> np.ndarray:
     """Whether each point lies inside a Zero Visibility zone (a closed mesh)."""
     inside = np.zeros(len(points), dtype=bool)
-    if len(points) == 0:
+    if len(points) == 0 or not world.zero_visibility:
         return inside
     lowest, highest = points.min(axis=0), points.max(axis=0)
     for index in world.zero_visibility:
@@ -190,6 +190,8 @@ def _or_smoke_and_troopers(world, segments: Segments, cylinders: np.ndarray, in_
     """`hit` (segments obstructed by terrain), or starting in a Zero Visibility zone, or through a cylinder."""
     if world.zero_visibility:
         hit |= inside_zero_visibility(world, segments.origins) if in_smoke is None else in_smoke
+    if cylinders.shape[1] == 0:  # no trooper in any corridor (a heatmap's probes block nothing)
+        return hit
     free = np.flatnonzero(~hit & (cylinders >= 0).any(axis=1))
     if len(free):
         clear = Segments(segments.origins[free], segments.directions[free], segments.lengths[free])
