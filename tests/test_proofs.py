@@ -13,6 +13,7 @@ import pytest
 import trimesh
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 from scipy.spatial import Delaunay, cKDTree
 
 from lofkit import World, load_scene
@@ -142,6 +143,21 @@ def _eyes_of_hidden_tiles(world, s: int, t: int) -> tuple[np.ndarray, np.ndarray
     hidden = _hidden_tiles(world, grouped, counts, np.array([0]), np.array([s]), np.array([t]), towards, candidates)
     eyes = to_world(dense_eyes(float(v.radius[s]), float(v.height[s])), v.centre[s], v.z[s], towards[0])
     return eyes, hidden[0, tile]
+
+
+@pytest.mark.parametrize(("radius", "height"), [(12.5, 40.0), (27.5, 32.0), (12.5, 3.0)])
+def test_every_eye_of_a_tile_lies_in_the_hull_of_its_corners(radius, height):
+    """`dense_tiles` gives each tile only its corners, eyes of that tile whose convex hull holds all of its eyes: a
+    proof for every segment from the corners then holds for every eye (the lemma of `covering_parts`)."""
+    eyes = dense_eyes(radius, height)
+    tile, corners, counts = dense_tiles(radius, height)
+    assert counts.sum() < 0.75 * len(eyes)
+    for t in range(len(counts)):
+        kept, everyone = corners[t, : counts[t]], eyes[tile == t]
+        assert (kept[:, None] == everyone[None]).all(axis=2).any(axis=1).all()
+        for eye in everyone:  # eye = kept.T @ w for some weights w >= 0 summing to 1
+            mix = linprog(np.zeros(len(kept)), A_eq=np.vstack([kept.T, np.ones(len(kept))]), b_eq=np.r_[eye, 1.0])
+            assert mix.status == 0 and np.allclose(mix.x @ kept, eye)
 
 
 def test_a_wall_hides_whole_tiles_of_eyes_but_not_those_looking_over_it():
