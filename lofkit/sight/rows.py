@@ -54,14 +54,16 @@ def placed_templates(world, lattice: Lattice, targets: np.ndarray, axis: np.ndar
                      np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
 
 
-def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool, pattern: Callable,
+def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool | np.ndarray, pattern: Callable,
              candidates: np.ndarray | None = None) -> EyeRows:
-    """Eyes from `pattern(radius, height)` in the shooter of each pair, ranked so that row order is eye order.
-    With `candidates` (convex parts per pair, (n, k)), dense eyes come in tiles, and the tiles one of their pair's
-    candidates hides from the target (`hidden_eye_tiles`) are left out."""
+    """Eyes from `pattern(radius, height)` in the shooter of each pair (the first trooper where `forward`, for all
+    or per pair id), ranked so that row order is eye order. With `candidates` (convex parts per pair, (n, k)), dense
+    eyes come in tiles, and the tiles one of their pair's candidates hides from the target (`hidden_eye_tiles`) are
+    left out."""
     v = world.troopers
-    shooters = pairs[pair_ids, 0] if forward else pairs[pair_ids, 1]
-    targets = pairs[pair_ids, 1] if forward else pairs[pair_ids, 0]
+    forward = np.broadcast_to(forward, np.shape(pair_ids))
+    shooters = np.where(forward, pairs[pair_ids, 0], pairs[pair_ids, 1])
+    targets = np.where(forward, pairs[pair_ids, 1], pairs[pair_ids, 0])
     towards = headings(v, shooters, targets)
     owners, ranks, eyes = [], [], []
     sizes = np.stack([v.radius[shooters], v.height[shooters]], axis=1)

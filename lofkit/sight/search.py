@@ -7,12 +7,12 @@ holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
 1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes,
    or one for each half of one prism and each half of the other (`obstruction.hidden_by_halves`);
-2. key eyes, then dense eyes, each way (`rows`): segments to every 10th lattice point of the template drop the eyes
-   that see none of them; segments to every 5th point of the blocks still candidates (`lattice.block_points`: no
-   other point can change which blocks are) leave as candidates only the blocks of lattice cells whose sampled
-   points are all clear; candidate blocks are then checked point by point (the fine pass), centre-most
-   first (or far apart in turn, when no witness is kept) and each from its middle out (`lattice.block_cross`),
-   until one is clear (the witness) or none is left.
+2. key eyes each way, then dense eyes both ways at once (`rows`): segments to every 10th lattice point of the
+   template drop the eyes that see none of them; segments to every 5th point of the blocks still candidates
+   (`lattice.block_points`: no other point can change which blocks are) leave as candidates only the blocks of
+   lattice cells whose sampled points are all clear; candidate blocks are then checked point by point (the fine
+   pass), centre-most first (or far apart in turn, when no witness is kept) and each from its middle out
+   (`lattice.block_cross`), until one is clear (the witness) or none is left.
    Sampled points are lattice points, so a block the fine pass would find clear is never skipped: the answer
    equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` runs for
    tests and benchmarks. Zero Visibility zones also block segments that start inside them (see
@@ -71,7 +71,11 @@ BATCH_POINTS = 32_000_000
 row (on table-c's heatmap, 32 M instead of 8 M cast ~7% more segments, as pairs learn less between batches, but
 took ~10% less time; 96 M was slower again)."""
 EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
-"""Eyes tried in turn, each way: one eye settles most clear views; the rest are for the hard cases."""
+"""Eyes tried in turn: one eye settles most clear views; the rest are for the hard cases. Key eyes go one way, then
+the other; dense eyes both ways in one pass, so that a pair that only the second way sees is not first searched to
+the end the first way. Real terrain's openings make such views common: of the pairs that only dense eyes see, the
+first way saw 96 of 219 on table-c, 84 of 101 on table-b; side by side, the heatmaps took 3% less time on table-c
+(4.4% fewer segments) and 2.5% more on table-b, whose second way's coarse pass is mostly spent for nothing."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
 
@@ -275,19 +279,19 @@ def _proofs(world, search: PairSearch) -> dict[int, str]:
 
 def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
                witnesses: bool = True) -> tuple[PairSearch, dict[int, str]]:
-    """The search over unordered `pairs` run to the end: proofs first, then every eye pass each way. Returns it and
-    its proofs of "hidden" (pair number -> blocker id); without `witnesses`, only which pairs see is kept."""
+    """The search over unordered `pairs` run to the end: proofs first, then every eye pass (`EYE_PASSES`). Returns
+    it and its proofs of "hidden" (pair number -> blocker id); without `witnesses`, only which pairs see is kept."""
     search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
     open_ids = open_ids[~hidden_by_halves(world, pairs[open_ids], candidates_of(search.line, open_ids))]
     for pattern in EYE_PASSES:
-        for forward in (True, False):
+        for ways in ((True, False),) if pattern is dense_eyes else ((True,), (False,)):
             open_ids = search.findings.open_pairs(open_ids)
             if len(open_ids):
-                tiles = search.learned.for_tiles(open_ids) if pattern is dense_eyes else None
-                rows = eye_rows(world, pairs, open_ids, forward, pattern, tiles)
-                search.look(rows, centre_first=pattern is lead_eye)
+                ids, forward = np.tile(open_ids, len(ways)), np.repeat(ways, len(open_ids))
+                tiles = search.learned.for_tiles(ids) if pattern is dense_eyes else None
+                search.look(eye_rows(world, pairs, ids, forward, pattern, tiles), centre_first=pattern is lead_eye)
     return search, proofs
 
 
