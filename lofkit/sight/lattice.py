@@ -301,7 +301,7 @@ def _dense(radius: float, height: float, spacing: float) -> tuple[np.ndarray, np
     side = np.stack([radius * np.cos(a).ravel(), radius * np.sin(a).ravel(), z.ravel()], axis=-1)
     arc, level = np.meshgrid(np.arange(arcs), np.arange(levels), indexing="ij")
     side_tiles = (arc.ravel() // TILE) * levels + level.ravel() // TILE
-    side_corners = np.isin(level.ravel() % TILE, (0, TILE - 1)) | (level.ravel() == levels - 1)
+    side_corners = ~(_inside_tile(level.ravel()) & (level.ravel() < levels - 1))  # no eye above the last level
     steps = np.arange(-radius, radius + spacing / 2, spacing)
     grid = np.meshgrid(np.arange(np.sum(steps >= 0)), np.arange(len(steps)))
     x, y = steps[steps >= 0][grid[0]], steps[grid[1]]
@@ -309,12 +309,18 @@ def _dense(radius: float, height: float, spacing: float) -> tuple[np.ndarray, np
     top = np.stack([x[inside], y[inside], np.full(inside.sum(), height)], axis=-1)
     along, across = grid[0][inside], grid[1][inside]
     top_tiles = arcs * levels + (along // TILE) * len(steps) + across // TILE
-    padded = np.pad(inside, 1)  # an eye inside its tile with an eye on either side there is no corner
-    between = [~np.isin(k % TILE, (0, TILE - 1)) & padded[across + 1 - dc, along + 1 - da] & padded[across + 1 + dc, along + 1 + da]
+    padded = np.pad(inside, 1)  # padded[across + 1, along + 1]: whether that step holds an eye
+    between = [_inside_tile(k) & padded[across + 1 - dc, along + 1 - da] & padded[across + 1 + dc, along + 1 + da]
                for k, da, dc in ((along, 1, 0), (across, 0, 1))]
     top_corners = ~(between[0] | between[1])
     tiles = np.unique(np.concatenate([side_tiles, top_tiles]), return_inverse=True)[1]
     return np.vstack([side, top]), tiles, np.concatenate([side_corners, top_corners])
+
+
+def _inside_tile(index: np.ndarray) -> np.ndarray:
+    """Whether grid indices (arcs, levels or steps) have both neighbours in their own tile: an eye there lies
+    between two eyes of its tile when both neighbours exist, so it is no corner of it."""
+    return ~np.isin(index % TILE, (0, TILE - 1))
 
 
 def to_world(local: np.ndarray, centre: np.ndarray, z, towards: np.ndarray) -> np.ndarray:

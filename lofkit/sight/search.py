@@ -290,7 +290,7 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
             open_ids = search.findings.open_pairs(open_ids)
             if len(open_ids):
                 ids, forward = np.tile(open_ids, len(ways)), np.repeat(ways, len(open_ids))
-                tiles = search.learned.for_tiles(ids) if pattern is dense_eyes else None
+                tiles = np.tile(search.learned.for_tiles(open_ids), (len(ways), 1)) if pattern is dense_eyes else None
                 search.look(eye_rows(world, pairs, ids, forward, pattern, tiles), centre_first=pattern is lead_eye)
     return search, proofs
 
