@@ -7,12 +7,12 @@ holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
 1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes,
    or one for each half of one prism and each half of the other (`obstruction.hidden_by_halves`);
-2. key eyes each way, then dense eyes both ways at once (`rows`): segments to every 10th lattice point of the
-   template drop the eyes that see none of them; segments to every 5th point of the blocks still candidates
-   (`lattice.block_points`: no other point can change which blocks are) leave as candidates only the blocks of
-   lattice cells whose sampled points are all clear; candidate blocks are then checked point by point (the fine
-   pass), centre-most first (or far apart in turn, when no witness is kept) and each from its middle out
-   (`lattice.block_cross`), until one is clear (the witness) or none is left.
+2. key eyes each way, then dense eyes both ways at once, farthest first (`rows`, `lattice.dense_tiles`): segments to
+   every 10th lattice point of the template drop the eyes that see none of them; segments to every 5th point of the
+   blocks still candidates (`lattice.block_points`: no other point can change which blocks are) leave as candidates
+   only the blocks of lattice cells whose sampled points are all clear; candidate blocks are then checked point by
+   point (the fine pass), centre-most first (or far apart in turn, when no witness is kept) and each from its middle
+   out (`lattice.block_cross`), until one is clear (the witness) or none is left.
    Sampled points are lattice points, so a block the fine pass would find clear is never skipped: the answer
    equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` runs for
    tests and benchmarks. Zero Visibility zones also block segments that start inside them (see
