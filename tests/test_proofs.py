@@ -480,23 +480,31 @@ def test_clear_blocks_found_again_in_place_equal_them_found_afresh(seed):
 def test_the_fine_pass_picks_the_first_open_rows_of_each_pair_at_their_central_blocks(seed):
     """Each round of the fine pass casts, for the first `most` rows of each open pair that have a candidate block,
     the candidate nearest the template's middle (ties: lowest column, then line), as brute force finds them, round
-    after round while blocks stop being candidates."""
+    after round while blocks stop being candidates; when no more than `most` rows are picked in all, they take
+    their next candidates too, in the same order, up to `most` blocks a pair."""
     rng = np.random.default_rng(seed)
-    rows, most = 12, int(rng.integers(1, 4))
+    rows, most = int(rng.integers(1, 13)), int(rng.integers(1, 4))
     candidates = rng.random((rows, 7, 10)) < rng.uniform(0, 0.2)
-    pair, done = rng.integers(0, 4, rows), rng.random(4) < 0.3
+    pair, done = rng.integers(0, 4, rows), rng.random(4) < rng.uniform(0, 0.6)
     offset = np.add.outer((np.arange(7) - 3) ** 2, (np.arange(10) - 4.5) ** 2)
     cursor = np.zeros(rows, dtype=np.int64)
     for _ in range(3):
         picked, cols, lines = pick_blocks(candidates, cursor, pair, done, most, central_order(7, 10))
-        expected, seen = [], {}
+        ranked, seen = {}, {}
         for r in range(rows):
             if candidates[r].any() and not done[pair[r]] and seen.get(pair[r], 0) < most:
                 seen[pair[r]] = seen.get(pair[r], 0) + 1
-                best = min(zip(*np.nonzero(candidates[r])), key=lambda cl: (offset[cl], cl))
-                expected.append((r, *best))
+                ranked[r] = sorted(zip(*np.nonzero(candidates[r])), key=lambda cl: (offset[cl], cl))
+        expected = [(r, *blocks[0]) for r, blocks in ranked.items()]
+        if len(expected) <= most:
+            for r, blocks in ranked.items():
+                more = max(0, min(most - seen[pair[r]], len(blocks) - 1))
+                seen[pair[r]] += more
+                expected += [(r, *block) for block in blocks[1 : 1 + more]]
         assert [tuple(map(int, k)) for k in zip(picked, cols, lines)] == [tuple(map(int, k)) for k in expected]
-        assert np.array_equal(np.column_stack(central_blocks(candidates[picked])), np.column_stack([cols, lines]))
+        first = len(ranked)
+        assert np.array_equal(np.column_stack(central_blocks(candidates[picked[:first]])),
+                              np.column_stack([cols[:first], lines[:first]]))
         candidates[picked, cols, lines] = rng.random(len(picked)) < 0.3  # a picked block may stay a candidate
         candidates &= rng.random(candidates.shape) < 0.8
 

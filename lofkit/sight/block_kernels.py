@@ -110,8 +110,9 @@ def pick_blocks(candidates, cursor, order, pair, done, most, taken, picked, cols
     """Rows with a candidate block whose pair is not `done`, at most `most` per pair (the first ones), and each
     one's candidate first in `order` (flat block indices, e.g. nearest the template's middle first): picked[k], at
     cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
-    last one ended, at order[cursor[r]] (len(order): it has none left). `taken` (pairs,) is zeros, and left so;
-    `candidates` is C-contiguous."""
+    last one ended, at order[cursor[r]] (len(order): it has none left). When no more than `most` rows are picked
+    in all (a batch's last open rows), they also take their next candidates in order, up to `most` blocks a pair
+    (see `lattice.pick_blocks`). `taken` (pairs,) is zeros, and left so; `candidates` is C-contiguous."""
     blocks_l = candidates.shape[2]
     flat = candidates.reshape((candidates.shape[0], candidates.shape[1] * blocks_l))  # C-contiguous: no copy
     found = 0
@@ -126,6 +127,16 @@ def pick_blocks(candidates, cursor, order, pair, done, most, taken, picked, cols
                 found += 1
                 break
             cursor[r] += 1
+    for k in range(found if found <= most else 0):  # the batch's last rows: more blocks each, up to `most` a pair
+        r = picked[k]
+        at_next = cursor[r] + 1
+        while taken[pair[r]] < most and at_next < order.shape[0]:
+            at = order[at_next]
+            if flat[r, at]:
+                taken[pair[r]] += 1
+                picked[found], cols[found], lines[found] = r, at // blocks_l, at % blocks_l
+                found += 1
+            at_next += 1
     for k in range(found):
         taken[pair[picked[k]]] = 0
     return found

@@ -77,7 +77,8 @@ the end the first way. Real terrain's openings make such views common: of the pa
 first way saw 96 of 219 on table-c, 84 of 101 on table-b; side by side, the heatmaps took 3% less time on table-c
 (4.4% fewer segments) and 2.5% more on table-b, whose second way's coarse pass is mostly spent for nothing."""
 ROWS_PER_PAIR = 8
-"""Eyes of one pair whose candidate blocks are checked in one round of the fine pass."""
+"""Eyes of one pair whose candidate blocks are checked in one round of the fine pass; in a batch's last rounds,
+blocks of one pair (`lattice.pick_blocks`)."""
 
 
 class Findings:
