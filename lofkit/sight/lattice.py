@@ -240,7 +240,7 @@ def pick_blocks(candidates: np.ndarray, cursor: np.ndarray, pair: np.ndarray, do
     once): each round costs about as much in Python whatever it casts, and without them the tail of a batch took
     half its rounds for a few blocks each (table-c's heatmap, viewers every 4": 11,907 rounds -> 6,246 for 2% more
     segments)."""
-    n = len(candidates) + most * most
+    n = max(len(candidates), most * most)  # a block a row; or, in a batch's tail, up to `most` for each of `most` pairs
     picked, cols, lines = (np.empty(n, dtype=np.int64) for _ in range(3))
     found = block_kernels.pick_blocks(candidates, cursor, order, pair, done, most, np.zeros(len(done), dtype=np.int64),
                                       picked, cols, lines)
