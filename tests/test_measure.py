@@ -143,32 +143,39 @@ def test_zoc_horizontal_edge_at_exactly_eight_inches(extra, inside):
     assert zoc(world, "a").inside_zoc_of_a == (("b",) if inside else ())
 
 
-@pytest.mark.parametrize(("z", "inside"), [(40 + EIGHT, True), (40 + EIGHT + 0.01, False)])
-def test_zoc_reaches_eight_inches_above_the_silhouette_top(z, inside):
-    world = build_world([trooper("a", 500, 500), trooper("b", 500, 500, z=z)])
+@pytest.mark.parametrize("silhouette", [1, 8])
+@pytest.mark.parametrize(("rise", "inside"), [(203.2, True), (203.4, False), (-203.2, True), (-203.4, False)])
+def test_zoc_reaches_eight_inches_above_and_below_the_base(silhouette, rise, inside):
+    """"drawn horizontally and vertically: an 8-inch-high cylinder" from the base: a base 203.2 mm (8") above or below
+    the owner's is inside, 203.4 mm is not, for a 25 mm tall S1 and a 70 mm tall S8 alike."""
+    world = build_world([trooper("owner", 500, 500, z=300, silhouette=silhouette, side="red"),
+                         trooper("b", 500, 500, z=300 + rise)])
     assert bool(in_zoc(world.troopers, 0, 1)) is inside
+    assert zoc(world, "owner").inside_zoc_of_a == (("b",) if inside else ())
 
 
-@pytest.mark.parametrize(("z", "inside"), [(300 - EIGHT, True), (300 - EIGHT - 0.01, False)])
-def test_zoc_reaches_eight_inches_below_the_base(z, inside):
-    world = build_world([trooper("a", 500, 500, z=300), trooper("b", 500, 500, z=z)])
-    assert bool(in_zoc(world.troopers, 0, 1)) is inside
+def test_a_trooper_on_a_roof_is_outside_a_tall_troopers_zoc():
+    """The rulebook's ZoC ignores the silhouette: a trooper on a roof 230 mm up, 133 mm from an S8's base edge, is
+    outside the S8's ZoC (8" is 203.2 mm), and the S8 is outside its."""
+    s8_radius = 35
+    world = build_world([trooper("s8", 500, 500, silhouette=8, side="red"),
+                         trooper("b", 500 + s8_radius + 133 + S2_RADIUS, 500, z=230)])
+    assert zoc(world, "s8").inside_zoc_of_a == () and zoc(world, "b").inside_zoc_of_a == ()
 
 
-def test_zoc_both_ways_differs_with_base_size_and_height():
-    """A TAG's taller silhouette reaches higher: b on a roof is in the TAG's ZoC, the TAG is not in b's."""
-    tag_top = 67
-    world = build_world(
-        [trooper("tag", 500, 500, silhouette=7, side="red"), trooper("b", 500, 500, z=tag_top + EIGHT - 1)]
-    )
+def test_zoc_both_ways_is_the_same_height_whatever_the_silhouettes():
+    """Both cylinders run 8" above and below their own base: b 8" - 1 mm above a TAG is in the TAG's ZoC and the TAG
+    is in b's, though the TAG is 67 mm tall and b 40 mm."""
+    world = build_world([trooper("tag", 500, 500, silhouette=7, side="red"), trooper("b", 500, 500, z=EIGHT - 1)])
     relation = zoc(world, "tag")
-    assert relation.inside_zoc_of_a == ("b",) and relation.a_inside_zoc_of == ()
-    assert zoc(world, "b").a_inside_zoc_of == ("tag",)
+    assert relation.inside_zoc_of_a == ("b",) and relation.a_inside_zoc_of == ("b",)
 
 
-def test_prone_trooper_zoc_uses_s0_height():
-    world = build_world([trooper("a", 500, 500, state=["prone"]), trooper("b", 500, 500, z=3 + EIGHT + 1)])
-    assert not in_zoc(world.troopers, 0, 1)
+def test_prone_trooper_zoc_is_the_same_cylinder():
+    """Prone changes the silhouette (S0), not the ZoC: 8" up from the base is still inside, 8" and 1 mm is not."""
+    for z, inside in [(EIGHT, True), (EIGHT + 1, False)]:
+        world = build_world([trooper("a", 500, 500, state=["prone"]), trooper("b", 500, 500, z=z)])
+        assert bool(in_zoc(world.troopers, 0, 1)) is inside
 
 
 def test_zoc_query_uses_the_broad_phase_and_agrees_with_brute_force():

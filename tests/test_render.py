@@ -12,7 +12,7 @@ from PIL import Image
 
 from lofkit import World, check, load_scene
 from lofkit.rules.lof import sample_segments
-from lofkit.viz.render import Overlay, render, side_colours, top_view_pixel
+from lofkit.viz.render import Overlay, render, side_colours, top_view_pixel, zoc_cylinder
 from lofkit.viz.report import write_report
 from tests.helpers import REPO, build_world, run_example, trooper
 
@@ -179,3 +179,12 @@ def test_example_picture_scripts_run(tmp_path, script):
     assert done.returncode == 0, done.stderr
     picture = tmp_path / done.stdout.split(":")[0].strip()
     assert Image.open(picture).size[0] > 0
+
+
+def test_the_drawn_zoc_is_eight_inches_above_and_below_the_base():
+    """The `zoc` layer draws the cylinder the rule measures: an S8 (70 mm tall) on a roof 100 mm up gets a ZoC from
+    100 - 203.2 to 100 + 203.2 mm, radius 35 + 203.2 mm; its height plays no part."""
+    world = build_world([trooper("s8", 500, 500, silhouette=8, z=100)])
+    bounds = np.array(zoc_cylinder(world.troopers, 0).bounds)
+    assert np.allclose(bounds[4:], [100 - 203.2, 100 + 203.2])
+    assert np.allclose(bounds[:4], [500 - 238.2, 500 + 238.2, 500 - 238.2, 500 + 238.2], atol=1e-3)

@@ -39,8 +39,9 @@ def test_the_front_arc_is_a_half_disc_and_all_round_while_moving():
     facing_x = top_view(world, Marks(selected=["a"]))
     arc = re.search(r'<path d="M ([\d. ]+) L ([\d. -]+) A [\d. ]+ 0 0 1 ([\d. -]+) Z" data-arc="a"', facing_x)
     centre, start, end = (np.array(group.split(), dtype=float) for group in arc.groups())
-    assert np.allclose(start - centre, [0, -203.2]) and np.allclose(end - centre, [0, 203.2])  # +90 deg is up
-    assert re.search(r'<circle cx="500.0" cy="[\d.]+" r="203.2" data-arc="b"', top_view(world, Marks(selected=["b"])))
+    zoc_edge = 12.5 + 203.2  # out to the Zone of Control's edge: base radius + 8"
+    assert np.allclose(start - centre, [0, -zoc_edge], atol=0.06) and np.allclose(end - centre, [0, zoc_edge], atol=0.06)
+    assert re.search(r'<circle cx="500.0" cy="[\d.]+" r="215.7" data-arc="b"', top_view(world, Marks(selected=["b"])))
 
 
 def test_answers_are_drawn_where_the_page_looks_for_them():

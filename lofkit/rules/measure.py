@@ -11,8 +11,8 @@ import numpy as np
 from lofkit.units import EPS, INCH
 
 ZOC_RADIUS = 8 * INCH
-"""docs/rules.md (Zone of Control): "radius = base radius + 8" around the base centre, from 8" below the bottom of the
-silhouette to 8" above its top"."""
+"""docs/rules.md (Zone of Control): the ZoC "starts at the base edge, 8 inches, drawn horizontally and vertically":
+radius base radius + 8", from 8" below the underside of the base to 8" above it."""
 
 RANGE_BAND = 8 * INCH
 MAX_RANGE = 96 * INCH
@@ -82,16 +82,21 @@ def may_trace(volumes, a, b, tolerance: float) -> np.ndarray:
 
 
 def in_zoc(volumes, owner, other) -> np.ndarray:
-    """docs/rules.md (ZoC): the ZoC "is a cylinder: radius = base radius + 8" around the base centre, from 8" below the
-    bottom of the silhouette to 8" above its top"; another trooper "is inside A's ZoC when any part of its base disc
-    is inside that cylinder (boundary included)"."""
+    """docs/rules.md (Zone of Control): the ZoC "starts at the base edge, 8 inches, drawn horizontally and vertically:
+    an 8-inch-high cylinder": radius base radius + 8" around the base centre, from 8" below the underside of the
+    base to 8" above it, whatever the silhouette's height. Another trooper "is inside A's ZoC when any part of its
+    base disc is inside that cylinder (boundary included)".
+
+    >>> from lofkit.geometry.volumes import base_volumes
+    >>> bases = base_volumes(np.zeros((3, 2)), np.array([0.0, 203.2, 203.4]), np.full(3, 35.0), np.full(3, 70.0))
+    >>> in_zoc(bases, 0, [1, 2]).tolist()  # an S8 below: a base 8" up is inside, 8" and 0.2 mm up is not
+    [True, False]
+    """
     owner, other = np.asarray(owner), np.asarray(other)
     d_xy = np.linalg.norm(volumes.centre[other] - volumes.centre[owner], axis=-1)
     reach = volumes.radius[owner] + ZOC_RADIUS + volumes.radius[other]
-    low = volumes.z[owner] - ZOC_RADIUS
-    high = volumes.top[owner] + ZOC_RADIUS
-    z = volumes.z[other]
-    return (d_xy <= reach + EPS) & (z >= low - EPS) & (z <= high + EPS) & (owner != other)
+    rise = np.abs(volumes.z[other] - volumes.z[owner])
+    return (d_xy <= reach + EPS) & (rise <= ZOC_RADIUS + EPS) & (owner != other)
 
 
 def neighbours(world, trooper: int, reach: float) -> np.ndarray:

@@ -85,6 +85,12 @@ def _cylinder(centre, z: float, radius: float, height: float) -> pv.PolyData:
                        height=height, resolution=48).triangulate()
 
 
+def zoc_cylinder(volumes, i: int) -> pv.PolyData:
+    """Trooper i's Zone of Control as `measure.in_zoc` reads it: radius base radius + 8", from 8" below the
+    underside of its base to 8" above it."""
+    return _cylinder(volumes.centre[i], volumes.z[i] - ZOC_RADIUS, volumes.radius[i] + ZOC_RADIUS, 2 * ZOC_RADIUS)
+
+
 def _arc_band(centre, top: float, radius: float, facing_deg: float) -> pv.PolyData:
     """A pale band along the front half of the rim of a volume's top: its 180 degree front arc."""
     angles = np.radians(facing_deg) + np.linspace(-np.pi / 2, np.pi / 2, 25)
@@ -172,9 +178,7 @@ def _troopers(plotter: pv.Plotter, world, layers: set[str], hide: set[int], high
             plotter.add_mesh(_arc_band(v.centre[i], v.top[i], v.radius[i], v.facing[i]), color="white",
                              ambient=1.0, diffuse=0.0)
         if "zoc" in layers:
-            zoc = pv.Cylinder(center=(*v.centre[i], v.z[i] + v.height[i] / 2), direction=(0, 0, 1),
-                              radius=v.radius[i] + ZOC_RADIUS, height=v.height[i] + 2 * ZOC_RADIUS, resolution=64)
-            plotter.add_mesh(zoc, color=colour, style="wireframe", opacity=0.25)
+            plotter.add_mesh(zoc_cylinder(v, i), color=colour, style="wireframe", opacity=0.25)
 
 
 def _terrain(plotter: pv.Plotter, world, highlight: set[str]) -> None:

@@ -108,14 +108,15 @@ def _zones(world, depth: float) -> list[str]:
             for zone in world.scene.deployment_zones]
 
 
-def _arc(x: float, y: float, facing: float, all_round: bool) -> str:
-    """The front arc (180 degrees about the facing; all round while moving) out to the Zone of Control."""
+def _arc(x: float, y: float, facing: float, all_round: bool, reach: float) -> str:
+    """The front arc (180 degrees about the facing; all round while moving) out to the Zone of Control's edge,
+    `reach` mm from the base centre (base radius + 8")."""
     if all_round:
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{ZOC_RADIUS:.1f}"'
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{reach:.1f}"'
     left, right = (math.radians(facing + turn) for turn in (90, -90))
-    start = (x + ZOC_RADIUS * math.cos(left), y - ZOC_RADIUS * math.sin(left))
-    end = (x + ZOC_RADIUS * math.cos(right), y - ZOC_RADIUS * math.sin(right))
-    return (f'<path d="M {x:.1f} {y:.1f} L {start[0]:.1f} {start[1]:.1f} A {ZOC_RADIUS:.1f} {ZOC_RADIUS:.1f} 0 0 1 '
+    start = (x + reach * math.cos(left), y - reach * math.sin(left))
+    end = (x + reach * math.cos(right), y - reach * math.sin(right))
+    return (f'<path d="M {x:.1f} {y:.1f} L {start[0]:.1f} {start[1]:.1f} A {reach:.1f} {reach:.1f} 0 0 1 '
             f'{end[0]:.1f} {end[1]:.1f} Z"')
 
 
@@ -127,7 +128,8 @@ def _troopers(world, depth: float, marks: Marks) -> list[str]:
     for i, trooper_id in enumerate(v.ids):
         x, y, name = float(v.centre[i][0]), depth - float(v.centre[i][1]), _attr(trooper_id)
         if trooper_id in marks.selected[:1]:
-            parts.append(f'{_arc(x, y, float(v.facing[i]), bool(v.moving[i]))} data-arc="{name}" fill="#ffd54a" '
+            reach = float(v.radius[i]) + ZOC_RADIUS
+            parts.append(f'{_arc(x, y, float(v.facing[i]), bool(v.moving[i]), reach)} data-arc="{name}" fill="#ffd54a" '
                          'fill-opacity="0.18" stroke="#c9a400" stroke-dasharray="6 4" pointer-events="none"/>')
     for i, trooper_id in enumerate(v.ids):
         x, y, r, name = float(v.centre[i][0]), depth - float(v.centre[i][1]), float(v.radius[i]), _attr(trooper_id)
