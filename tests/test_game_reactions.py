@@ -19,7 +19,7 @@ from lofkit.game.skills import UnknownSkillError, catalogue_from_data
 from lofkit.rules.aro import aro
 from tests.game_helpers import army_data, build_army
 from tests.game_helpers import trooper as listed
-from tests.helpers import REPO, build_world, trooper
+from tests.helpers import REPO, build_world, scene_data, trooper, write_scene
 
 TABLE_A = REPO / "examples" / "tables" / "table-a.yaml"
 WALL = {"id": "wall", "wall": {"from": [300, 500], "to": [600, 500], "thickness": 10, "height": 100}}
@@ -248,3 +248,52 @@ def test_a_listed_trooper_off_the_table_needs_no_model(tmp_path, run_cli):
 def test_skills_needs_army(run_cli):
     result = run_cli("aro", TABLE_A, "blue-1", "--skills", "mine.yaml")
     assert result.exit_code == 2 and "--army" in result.stderr
+
+
+# --- against a marker: the same answer with and without the army lists ---------------------------------------------
+
+def marker_table(marker: bool = True) -> tuple[list, list]:
+    """Troopers and terrain: camo (blue, S2) at (400, 300); `seer` (red) 400 mm to its right looks at it across open
+    table; `behind` (red) stands 220 mm away behind a 100 mm wall (bases 195 mm apart: inside its 8" ZoC, no
+    LoF)."""
+    return ([trooper("camo", 400, 300, marker=marker), trooper("seer", 800, 300, side="red", facing=180),
+             trooper("behind", 400, 520, side="red", facing=270)], [WALL])
+
+
+@pytest.mark.parametrize(("marker", "seer", "behind"), [
+    (True, ("Discover", "Change Facing"), ("Change Facing",)),
+    (False, ("any ARO",), ("Change Facing", "Reset")),
+])
+def test_what_may_be_declared_against_a_marker(marker, seer, behind):
+    """The rulebook's Camouflage example: against a marker only Discover or Change Facing with LoF, and by ZoC alone
+    only Change Facing; anything else waits for a later order after a successful Discover."""
+    world = build_world(*marker_table(marker))
+    reactions = {r.trooper: (r.by, r.allowed) for r in aro(world, "camo").reactions}
+    assert reactions == {"seer": ("lof", seer), "behind": ("zoc", behind)}
+
+
+def test_a_marker_gets_the_same_reactions_with_and_without_army_lists(run_cli, tmp_path):
+    """`aro` on a marker answers the same `allowed` with and without `--army`, and `--army`'s skills agree."""
+    scene = write_scene(tmp_path, scene_data(*marker_table()))
+    red = tmp_path / "red.yaml"
+    red.write_text(yaml.safe_dump(army_data([listed("seer"), listed("behind")])), encoding="utf-8")
+    plain = json.loads(run_cli("aro", scene, "camo", "--json").stdout)
+    joined = json.loads(run_cli("aro", scene, "camo", "--army", f"red={red}", "--json").stdout)
+    allowed = {r["trooper"]: r["allowed"] for r in plain["reactions"]}
+    assert allowed == {"seer": ["Discover", "Change Facing"], "behind": ["Change Facing"]}
+    assert {r["trooper"]: r["allowed"] for r in joined["reactions"]} == allowed
+    assert {r["trooper"]: r["skills"] for r in joined["reactions"]} == allowed
+    assert joined["active_is_marker"] is True
+    text = run_cli("aro", scene, "camo").stdout
+    assert "a marker" in text and "Discover, Change Facing" in text and "any ARO" not in text
+
+
+def test_a_trooper_marked_as_a_marker_only_in_its_list_reacts_as_a_marker(tmp_path):
+    """`state: marker` in the active trooper's list makes it a marker even where the scene does not say so."""
+    world = build_world(*marker_table(marker=False))
+    blue = build_army([listed("camo", state="marker")])
+    roster = match_armies(world.scene, [SideArmy("blue", blue, "blue.yaml")])
+    result = join_armies(world, aro(world, "camo"), roster)
+    assert result.active_is_marker
+    assert {r.trooper: (r.skills, r.geometry.allowed) for r in result.reactions} == {
+        "seer": (("Discover", "Change Facing"),) * 2, "behind": (("Change Facing",),) * 2}

@@ -15,7 +15,7 @@ from lofkit.game.skills import (
     order_check,
     parse_skills,
 )
-from lofkit.rules.aro import ZOC_ONLY
+from lofkit.rules.aro import AGAINST_MARKER, AGAINST_MARKER_BY_ZOC, ZOC_ONLY
 
 NAMED = {"Move", "Discover", "BS Attack", "CC Attack", "Dodge", "Change Facing", "Reset", "Idle", "Jump", "Climb"}
 
@@ -42,7 +42,8 @@ def test_aro_skills_by_kind_of_eligibility():
     assert catalogue.aro_skills("lof") == ("Discover", "BS Attack", "CC Attack", "Dodge", "Change Facing", "Reset")
     assert catalogue.aro_skills("zoc") == ("Change Facing", "Reset")
     assert catalogue.aro_skills("no_lof") == () == catalogue.usable_without_lof
-    assert catalogue.aro_skills("lof", active_is_marker=True) == ("Discover", "Change Facing")
+    assert catalogue.aro_skills("lof", active_is_marker=True) == ("Discover", "Change Facing") == AGAINST_MARKER
+    assert catalogue.aro_skills("zoc", active_is_marker=True) == ("Change Facing",) == AGAINST_MARKER_BY_ZOC
 
 
 @pytest.mark.parametrize(("skills", "categories"), [

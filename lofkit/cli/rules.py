@@ -43,7 +43,9 @@ def aro(scene: str, active: str, path_text: str | None, army_texts: tuple[str, .
         print_army_reactions(result, path)
         return
     moving = f"moving along {len(result.path) - 1} legs ({result.stations} stations)" if path else "standing still"
-    out.print(f"{escape(active)}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
+    marker = " (a marker: only Discover or Change Facing until it is discovered)" if world.troopers.marker[
+        world.troopers.index(active)] else ""
+    out.print(f"{escape(active)}{marker}, {moving}: {len(result.reactions)} enemies may react", highlight=False)
     table = Table(show_edge=False, box=None, padding=(0, 2))
     for column in ("trooper", "by", "from", "may declare"):
         table.add_column(column)

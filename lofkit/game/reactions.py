@@ -19,12 +19,12 @@ and `join_armies` put the army lists' game states onto `lofkit.rules.aro`'s geom
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lofkit.errors import LofkitError, Problem
 from lofkit.game.army import NULL_STATES, ArmyError, ArmyList, ArmyTrooper
 from lofkit.game.skills import Catalogue, default_catalogue
-from lofkit.rules.aro import AroResult, Reaction
+from lofkit.rules.aro import AroResult, Reaction, allowed_reactions
 
 KINDS = ("lof", "zoc", "no_lof")
 """How a reactive trooper is eligible: LoF, the active trooper inside its ZoC without LoF, or neither."""
@@ -307,8 +307,9 @@ def join_armies(world, result: AroResult, roster: Roster, catalogue: Catalogue |
     for reaction in result.reactions:
         trooper = roster.troopers.get(reaction.trooper)
         if trooper is None or why_not(trooper) is None:
+            geometry = replace(reaction, allowed=allowed_reactions(reaction.by, marker))  # a marker by its list too
             reactions.append(ArmyReaction(reaction.trooper, reaction.by, catalogue.aro_skills(reaction.by, marker),
-                                          reaction))
+                                          geometry))
     reactions += _without_lof(world, active, {r.trooper for r in result.reactions}, roster, catalogue, marker)
     own_side = next((t.side for t in world.scene.troopers if t.id == active), None)
     unable = tuple(CannotReact(t.id, roster.sides[t.id], t.state, why_not(t)) for t in roster.troopers.values()

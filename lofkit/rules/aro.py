@@ -1,8 +1,10 @@
 """Who may react to an active trooper standing still or moving along a declared path.
 
 docs/rules.md (Zone of Control and ARO): "a reactive trooper may declare an ARO against the active trooper if it has LoF
-to it, or the active trooper is inside its ZoC (then only Change Facing or Reset)". While moving, the active trooper
-has a 360 degree arc and blocks nothing; each enemy keeps its own facing.
+to it, or the active trooper is inside its ZoC (then only Change Facing or Reset)". Against a marker (`marker: true`)
+"only Discover and Change Facing ... anything else waits for a later order, after a successful Discover", and by ZoC
+alone only Change Facing (`allowed`). While moving, the active trooper has a 360 degree arc and blocks nothing; each
+enemy keeps its own facing.
 
 Sampling: the path is cut into stations at most `SPACING` (2.5 mm) apart, its ends and corners included, with the
 active trooper standing at each (at its own elevation), so any stretch of at least 2.5 mm of travel from which the
@@ -29,7 +31,25 @@ SPACING = 2.5
 RUN = 40.0
 SAME_CORNER = 1e-9
 """mm: path corners closer than this are one corner (a zero-length leg has no direction to step along)."""
+ANY_ARO = ("any ARO",)
+"""With LoF to the active trooper: any skill usable in ARO."""
 ZOC_ONLY = ("Change Facing", "Reset")
+"""With the active trooper inside the reactor's ZoC and no LoF."""
+AGAINST_MARKER = ("Discover", "Change Facing")
+"""With LoF to an active marker: the rulebook's Camouflage example allows nothing else until a Discover succeeds."""
+AGAINST_MARKER_BY_ZOC = ("Change Facing",)
+"""With an active marker inside the reactor's ZoC and no LoF: of the ZoC reactions, the one usable against a marker."""
+
+
+def allowed_reactions(by: str, active_is_marker: bool) -> tuple[str, ...]:
+    """What a reactor eligible `by` "lof" or "zoc" may declare against the active trooper (or marker).
+
+    >>> allowed_reactions("lof", False), allowed_reactions("zoc", True)
+    (('any ARO',), ('Change Facing',))
+    """
+    if active_is_marker:
+        return AGAINST_MARKER if by == "lof" else AGAINST_MARKER_BY_ZOC
+    return ANY_ARO if by == "lof" else ZOC_ONLY
 
 
 @dataclass(frozen=True)
@@ -110,7 +130,8 @@ def stations(start, path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> AroResult:
-    """Every enemy of `active` that may declare an ARO, standing still (no path) or along `path`."""
+    """Every enemy of `active` that may declare an ARO, standing still (no path) or along `path`, and what it may
+    declare (`allowed`: fewer against a marker)."""
     v = world.troopers
     a = v.index(active)
     check_path(world, path)
@@ -143,14 +164,15 @@ def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> Ar
     for r in reactors:
         if r in found:
             k, witness = found[r]
-            by, allowed = "lof", ("any ARO",)
+            by = "lof"
         else:
             inside = np.flatnonzero(in_zoc(mv, r, copies))
             if len(inside) == 0:
                 continue
-            k, witness, by, allowed = int(inside[0]), None, "zoc", ZOC_ONLY
+            k, witness, by = int(inside[0]), None, "zoc"
         point = (*map(float, points[k]), float(v.z[a]))
-        reactions.append(Reaction(v.ids[r], by, allowed, point, float(fraction[k]), witness))
+        declare = allowed_reactions(by, bool(v.marker[a]))
+        reactions.append(Reaction(v.ids[r], by, declare, point, float(fraction[k]), witness))
     return AroResult(active, tuple(map(tuple, points[[0, *np.flatnonzero(corner)[1:]]].tolist())), len(points),
                      tuple(reactions))
 
