@@ -103,6 +103,22 @@ def test_base_contact_with_an_enemy_marker_counts_and_uses_the_scene_tolerance()
     assert rules(check([trooper("a", 500, 200), camo], base_contact_tolerance="1mm"), "base_contact")
 
 
+def test_base_contact_with_a_friendly_marker_counts():
+    """The rules list markers beside enemies and neutrals, whoever's: a trooper touching its own side's camouflage
+    marker is reported (once, under the first listed), two friendly models touching are not."""
+    own_camo = {"id": "own-camo", "side": "blue", "marker": True, "position": [500 + 2 * R, 200]}
+    result = check([trooper("a", 500, 200), own_camo, trooper("friend", 500, 200 - 2 * R)])
+    (problem,) = rules(result, "base_contact")
+    assert (problem.trooper, problem.to_dict()["other"]) == ("a", "own-camo")
+    assert "friendly marker 'own-camo'" in problem.message
+
+
+def test_two_neutral_objectives_touching_are_the_scenarios_business():
+    objectives = [{"id": f"objective-{k}", "neutral": True, "marker": True, "position": [500 + 2 * R * k, 600]}
+                  for k in range(2)]
+    assert not rules(check(objectives), "base_contact")
+
+
 def test_base_contact_is_measured_between_bases_at_their_height():
     """A trooper on a 60 mm roof right above an enemy's base is 60 mm from it: no contact."""
     crate = {"id": "roof", "box": {"size": [100, 100, 60]}, "position": [500, 200, 0]}

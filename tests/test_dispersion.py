@@ -9,7 +9,7 @@ import pytest
 from lofkit import LofkitError, UnknownTrooperError
 from lofkit.geometry.support import rest_height
 from lofkit.rules.dispersion import DispersionError, disperse, disperse_all
-from tests.helpers import build_world, trooper
+from tests.helpers import build_world, scene_data, trooper, write_scene
 
 TABLE = 48 * 25.4  # 1219.2 mm; the table centre is (609.6, 609.6)
 SIXTEEN = 16 * 25.4  # 406.4 mm
@@ -89,11 +89,42 @@ def test_landing_on_a_roof_gets_the_roofs_height():
     assert math.isclose(result.landing[2], rest_height(w, [result.landing[:2]], [R])[0], abs_tol=1e-4)
 
 
-def test_landing_next_to_a_model_stands_and_names_it():
-    """Other models are not among docs/rules.md's four reasons: the landing stands, the model in contact is listed."""
-    enemy = trooper("red-1", 409.6 + DIAGONAL + 2 * R + 0.5, 409.6 + DIAGONAL, side="red")
-    result = disperse(world(troopers=[enemy]), "jumper", AT, 1)
-    assert result.placed and result.in_contact_with == ("red-1",)
+# Roll 1 from AT lands at (696.968, 696.968); a base of radius R whose centre is 2R + 0.5 mm to the right of it
+# touches the landing base at exactly the 0.5 mm contact tolerance, 2R + 0.6 mm does not.
+BESIDE = (409.6 + DIAGONAL + 2 * R + 0.5, 409.6 + DIAGONAL)
+APART = (409.6 + DIAGONAL + 2 * R + 0.6, 409.6 + DIAGONAL)
+
+
+@pytest.mark.parametrize(("other", "kind"), [
+    (trooper("red-1", *BESIDE, side="red"), "enemy model 'red-1'"),
+    ({"id": "civ", "neutral": True, "silhouette": 2, "position": list(BESIDE)}, "neutral model 'civ'"),
+    ({"id": "camo", "side": "red", "marker": True, "position": list(BESIDE)}, "enemy marker 'camo'"),
+    ({"id": "own-camo", "side": "blue", "marker": True, "position": list(BESIDE)}, "friendly marker 'own-camo'"),
+])
+def test_landing_in_base_contact_with_an_enemy_a_neutral_or_any_marker_cannot_stand(other, kind):
+    """"anywhere else it could not be deployed for any reason", and deployment forbids "base contact with enemy or
+    neutral models, markers": the landing falls back to the table edge of its own zone, naming whom it touches."""
+    result = disperse(world(troopers=[other]), "jumper", AT, 1)
+    assert not result.placed and result.reasons == ("contact",) and result.in_contact_with == (other["id"],)
+    assert result.forbidden_contact == (other["id"],)
+    assert close(result.fallback.position, (1206.7, 292.3, 0.0), tol=1e-3) and result.fallback.reason == "contact"
+    assert f"base contact with {kind}" in result.fallback.message
+
+
+def test_landing_in_base_contact_with_a_friend_stands():
+    """"Base contact with a friendly model is no obstacle": the landing stands and lists the friend."""
+    result = disperse(world(troopers=[trooper("blue-2", *BESIDE)]), "jumper", AT, 1)
+    assert result.placed and result.in_contact_with == ("blue-2",) and result.forbidden_contact == ()
+
+
+def test_landing_just_out_of_contact_with_an_enemy_stands():
+    result = disperse(world(troopers=[trooper("red-1", *APART, side="red")]), "jumper", AT, 1)
+    assert result.placed and result.in_contact_with == ()
+
+
+def test_contact_landings_are_counted_among_the_twenty():
+    outcomes = disperse_all(world(troopers=[trooper("red-1", *BESIDE, side="red")]), "jumper", AT)
+    assert outcomes[0].reason == "contact" and outcomes.to_dict()["fallback_reasons"].get("contact") == 1
 
 
 def test_landing_json_has_the_cli_keys():
@@ -214,3 +245,11 @@ def test_bad_element_and_point_are_clear_errors():
     neutral = {"id": "civ", "neutral": True, "silhouette": 2, "position": [500, 500], "facing": 0}
     with pytest.raises(DispersionError, match="neutral"):
         disperse(world(troopers=[neutral]), "civ", AT, 1)
+
+
+def test_disperse_says_whom_a_landing_touches(run_cli, tmp_path):
+    scene = write_scene(tmp_path, scene_data([trooper("jumper", 100, 100), trooper("red-1", *BESIDE, side="red")],
+                                             deployment_zones=ZONES))
+    result = run_cli("disperse", scene, "jumper", "--at", "409.6,409.6", "--roll", "1")
+    assert result.exit_code == 0 and "cannot stand there (contact with red-1) → placed in its deployment zone" in \
+        result.stdout

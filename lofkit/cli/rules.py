@@ -63,7 +63,9 @@ def _landing_text(result) -> str:
     spot = ("no legal spot: " + fallback.message) if fallback.position is None else (
         "placed in its deployment zone at (" + ", ".join(f"{c:.1f}" for c in fallback.position)
         + f") on edge {fallback.edge}; the owner chooses")
-    return f"cannot stand there ({', '.join(result.reasons)}) → {spot}"
+    reasons = [f"contact with {', '.join(result.forbidden_contact)}" if reason == "contact" else reason
+               for reason in result.reasons]
+    return f"cannot stand there ({', '.join(reasons)}) → {spot}"
 
 
 @click.command()

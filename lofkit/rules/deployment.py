@@ -13,8 +13,10 @@ silent:
 - "How far outside": `outside_mm` = base radius minus the signed distance from the base centre to the zone's
   boundary (positive inside), i.e. how far the base crosses the zone's edge; exact for straight edges.
 - Base contact: with the scene's `base_contact_tolerance` (measure.base_contact: exactly at the tolerance is
-  contact), between bases as discs at their `z`. A pair that touches is reported once, under the trooper listed
-  first in the scene among the checked ones, with the other as `other`.
+  contact), between bases as discs at their `z`. The rules list markers beside enemy and neutral models, so a
+  marker may touch nobody, a friendly one included, and nobody may touch a marker (`contact_forbidden`). A pair
+  that touches is reported once, under the trooper listed first in the scene among the checked ones, with the
+  other as `other`.
 - Support and scenery: "the whole base must fit" is geometry.support.base_fit, the one test dispersion and the
   analyses use too. Support: the base rests flat when, under every sample point of the base (a `SPACING` grid
   clipped to the disc and its rim, pulled in by `CLEARANCE` so a base exactly as large as its surface still fits),
@@ -162,19 +164,33 @@ def _zone_problems(world, checked: np.ndarray, add) -> None:
                     "totally inside", side=side, outside_mm=reported(mm))
 
 
-def _contact_problems(world, add) -> None:
+def contact_forbidden(volumes, a, b) -> np.ndarray:
     """docs/rules.md (Deployment): "No base contact with enemy or neutral models, markers, tokens or mission
-    objectives"."""
+    objectives (no exceptions)": whether a's base may not touch b's (indices, arrays broadcast). True when they are
+    not on one side (enemies, or one of them neutral) or when either is a marker, whoever's; two friendly models may
+    touch. Dispersion's landings obey the same rule.
+
+    >>> from lofkit.geometry.volumes import base_volumes
+    >>> v = base_volumes(np.zeros((2, 2)), 0, 12.5, 40)
+    >>> bool(contact_forbidden(v, 0, 1))  # two spots with no side: both neutral, no marker
+    False
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    return ~volumes.allied(a, b) | volumes.marker[a] | volumes.marker[b]
+
+
+def _contact_problems(world, add) -> None:
+    """`contact_forbidden` between every two troopers or markers, but two neutral ones (placed by the scenario)."""
     v = world.troopers
     a, b = np.triu_indices(len(v), k=1)
-    hostile = ~v.allied(a, b)  # enemy or neutral
     tolerance = world.scene.base_contact_tolerance
-    touching = hostile & base_contact(v, a, b, tolerance)
+    checked = ~(v.neutral[a] & v.neutral[b])
+    touching = checked & contact_forbidden(v, a, b) & base_contact(v, a, b, tolerance)
     for i, j in zip(a[touching].tolist(), b[touching].tolist()):
         if v.neutral[i]:
             i, j = j, i  # report under the trooper that was deployed
         kind = "marker" if v.marker[j] else "model"
-        relation = "neutral" if v.neutral[j] else "enemy"
+        relation = "neutral" if v.neutral[j] else "friendly" if v.allied(i, j) else "enemy"
         gap = float(base_distance(v, i, j))
         add(i, "base_contact", f"in base contact with {relation} {kind} '{v.ids[j]}' (bases {gap:.2f} mm apart, "
             f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=reported(gap),

@@ -7,9 +7,10 @@ Geometry and the choices made where docs/rules.md is silent:
   When `at` is the table centre (within 1e-6 mm) number 1 has no direction: it then points along +y, away from the
   first player's edge (a fixed, documented convention, the same for both players).
 - The element is a trooper (or marker) of the scene: its base, volume and side are used; where it stands now is
-  ignored (it is the one moving), and other troopers are not part of the landing test (docs/rules.md lists only the
-  table edge, scenery, the support and the enemy zone): troopers in base contact with the landing base (including
-  one it would stand on or in) are listed in `in_contact_with` for the players to settle.
+  ignored (it is the one moving). Every trooper in base contact with the landing base (including one it would
+  stand on or in) is listed in `in_contact_with`; a landing the deployment rule forbids ("anywhere else it could
+  not be deployed for any reason": in contact with an enemy or neutral model or any marker,
+  deployment.contact_forbidden) cannot stand (`contact`); a friendly model is no obstacle.
 - Landing height: the base comes down on what is below the landing point, the highest solid surface under the
   base centre (the table top, z = 0, when there is none). A base that lands there legally rests flat, so that
   height is also the one `z: auto` gives it (surfaces.rest_height). Against that level:
@@ -17,10 +18,12 @@ Geometry and the choices made where docs/rules.md is silent:
   ``inside_scenery``: the volume intersects solid scenery (a wall or a building's side cutting into the base);
   ``unsupported``: part of the base hangs over a drop (a roof's edge, a wall's top, a crate smaller than the base);
   ``enemy_zone``: part of the base is strictly inside another side's deployment zone (touching its edge from
-  outside is not inside). Every failing reason is listed in `reasons`; `reason` is the first in that order.
+  outside is not inside);
+  ``contact``: the base touches an enemy or neutral model or a marker (base contact within the scene's tolerance).
+  Every failing reason is listed in `reasons`; `reason` is the first in that order.
 - Fallback: the trooper is placed in its own deployment zone with its base touching a table edge (centre one
   radius from the edge), at a spot that obeys every rule of docs/rules.md "Deployment" (deployment.py): base totally in
-  the zone, no base contact with enemy or neutral models, flat support and no scenery in the volume (and not in an
+  the zone, no base contact the deployment rule forbids, flat support and no scenery in the volume (and not in an
   enemy zone). "In base contact with the table edge" is read as contact with the table top's edge: the base stands
   on the table (z within the scene's base-contact tolerance of 0), not on scenery flush with the edge. The owner
   chooses the spot; the one reported is the legal spot nearest to the attempted landing, found on a 1 mm grid along
@@ -40,7 +43,7 @@ import shapely
 from lofkit.errors import LofkitError
 from lofkit.geometry.support import base_fit, surface_under
 from lofkit.geometry.volumes import base_volumes
-from lofkit.rules.deployment import side_zone, signed_clearance, zone_outside
+from lofkit.rules.deployment import contact_forbidden, side_zone, signed_clearance, zone_outside
 from lofkit.rules.measure import base_contact
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH, reported
@@ -52,7 +55,7 @@ skill or scenario says otherwise)"."""
 TEMPLATE_STEP = 18.0
 """Degrees between two numbers of the Circular Template."""
 
-REASONS = ("off_table", "inside_scenery", "unsupported", "enemy_zone")
+REASONS = ("off_table", "inside_scenery", "unsupported", "enemy_zone", "contact")
 """Why a landing cannot stand, in docs/rules.md order."""
 
 REASON_TEXT = {
@@ -60,6 +63,7 @@ REASON_TEXT = {
     "inside_scenery": "the volume would be inside scenery",
     "unsupported": "the base would be on a surface too small for it",
     "enemy_zone": "the base would be inside the enemy deployment zone",
+    "contact": "the base would be in base contact with",
 }
 
 EDGE_STEP = 1.0
@@ -105,6 +109,9 @@ class DispersionResult:
     scenery: tuple[str, ...]
     fallback: Fallback | None
     in_contact_with: tuple[str, ...] = ()
+    forbidden_contact: tuple[str, ...] = ()
+    """Those of `in_contact_with` the deployment rule forbids touching (the `contact` reason); in JSON they are named
+    in the fallback's message."""
 
     @property
     def placed(self) -> bool:
@@ -205,13 +212,13 @@ def _landing_reasons(world, element: int, centres: np.ndarray) -> tuple[np.ndarr
     return z, np.column_stack([~fit.on_table, ~fit.clear, ~fit.supported, in_enemy]), fit.scenery
 
 
-def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, hostile_only: bool = False):
+def _contacts(world, element: int, centres: np.ndarray, z: np.ndarray, forbidden_only: bool = False):
     """Base contact (measure.base_contact) of `element`'s base at each (centre, z) with the other troopers (only
-    enemies and neutrals when `hostile_only`): a (bases, others) mask and the others' indices."""
+    those deployment.contact_forbidden forbids when `forbidden_only`): a (bases, others) mask and their indices."""
     v = world.troopers
     others = np.flatnonzero(np.arange(len(v)) != element)
-    if hostile_only:
-        others = others[~v.allied(element, others)]
+    if forbidden_only:
+        others = others[contact_forbidden(v, element, others)]
     n = len(centres)
     if len(others) == 0 or n == 0:
         return np.zeros((n, len(others)), dtype=bool), others
@@ -245,10 +252,14 @@ def _outcomes(world, element_id: str, at, rolls, distance: float) -> list[Disper
     radians = np.radians(angles)
     centres = np.asarray(at) + distance * np.column_stack([np.cos(radians), np.sin(radians)])
     z, failing, scenery = _landing_reasons(world, i, centres)
-    failed = np.flatnonzero(failing.any(axis=1))
-    fallbacks = _fallbacks(world, i, centres[failed], [REASONS[int(np.argmax(failing[k]))] for k in failed])
-    by_outcome = dict(zip(failed.tolist(), fallbacks))
     touching, others = _contacts(world, i, centres, z)
+    forbidden = touching & contact_forbidden(world.troopers, i, others)[None]
+    failing = np.column_stack([failing, forbidden.any(axis=1)])
+    failed = np.flatnonzero(failing.any(axis=1))
+    reasons = [REASONS[int(np.argmax(failing[k]))] for k in failed]
+    whys = [_why(world, i, reason, others[forbidden[k]]) for reason, k in zip(reasons, failed)]
+    fallbacks = _fallbacks(world, i, centres[failed], reasons, whys)
+    by_outcome = dict(zip(failed.tolist(), fallbacks))
     return [
         DispersionResult(
             element=element_id,
@@ -261,9 +272,20 @@ def _outcomes(world, element_id: str, at, rolls, distance: float) -> list[Disper
             scenery=tuple(scenery[k]),
             fallback=by_outcome.get(k),
             in_contact_with=tuple(world.troopers.ids[j] for j in others[touching[k]]),
+            forbidden_contact=tuple(world.troopers.ids[j] for j in others[forbidden[k]]),
         )
         for k in range(len(rolls))
     ]
+
+
+def _why(world, element: int, reason: str, touched: np.ndarray) -> str:
+    """REASON_TEXT's sentence for `reason`, naming whom a `contact` landing touches ("enemy model 'red-2'")."""
+    if reason != "contact":
+        return REASON_TEXT[reason]
+    v = world.troopers
+    named = [f"{'neutral' if v.neutral[j] else 'friendly' if v.allied(element, j) else 'enemy'} "
+             f"{'marker' if v.marker[j] else 'model'} '{v.ids[j]}'" for j in touched]
+    return f"{REASON_TEXT[reason]} {', '.join(named)}"
 
 
 def disperse(world, element_id: str, at, roll: int, distance: float = DISPERSION_DISTANCE) -> DispersionResult:
@@ -329,7 +351,7 @@ def _legal_spots(world, element: int, zone, enemy, centres: np.ndarray) -> tuple
     at_table_level = z[k] <= world.scene.base_contact_tolerance + EPS  # on the table top, not on scenery at its edge
     legal[k[~at_table_level]] = False
     k = k[at_table_level]
-    touching = _contacts(world, element, centres[k], z[k], hostile_only=True)[0].any(axis=1)
+    touching = _contacts(world, element, centres[k], z[k], forbidden_only=True)[0].any(axis=1)
     legal[k[touching]] = False
     k = k[~touching]
     if len(k):
@@ -371,9 +393,9 @@ def _stretches(world, element: int, zone, enemy) -> list[EdgeSpan]:
     return [edges[owner[s]]._replace(start=float(a), end=float(b)) for s, a, b in zip(starts, starts_t, ends_t)]
 
 
-def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> list[Fallback]:
+def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str], whys: list[str]) -> list[Fallback]:
     """docs/rules.md: "the trooper is instead placed inside its own deployment zone in base contact with the table edge
-    (report the nearest such position and say that the owner chooses)"."""
+    (report the nearest such position and say that the owner chooses)"; `whys`: each reason as a sentence."""
     if len(targets) == 0:
         return []
     v = world.troopers
@@ -381,12 +403,12 @@ def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> 
     zone = side_zone(world, side)
     if zone is None:
         message = f"side '{side}' has no deployment zone in the scene, so there is nowhere to place it"
-        return [Fallback(None, reason, None, f"{REASON_TEXT[reason]}; {message}") for reason in reasons]
+        return [Fallback(None, reason, None, f"{why}; {message}") for reason, why in zip(reasons, whys)]
     enemy = _enemy_zones(world, side)
     stretches = _stretches(world, element, zone, enemy)
     if not stretches:
         message = f"no spot of {side}'s deployment zone touching a table edge fits the base; the owner chooses"
-        return [Fallback(None, reason, None, f"{REASON_TEXT[reason]}; {message}") for reason in reasons]
+        return [Fallback(None, reason, None, f"{why}; {message}") for reason, why in zip(reasons, whys)]
     origin = np.array([s.origin for s in stretches])
     direction = np.array([s.direction for s in stretches])
     lo, hi = np.array([s.start for s in stretches]), np.array([s.end for s in stretches])
@@ -407,10 +429,10 @@ def _fallbacks(world, element: int, targets: np.ndarray, reasons: list[str]) -> 
             reason=reason,
             edge=stretches[nearest[k]].edge,
             message=(
-                f"{REASON_TEXT[reason]}: the trooper is placed instead in {side}'s deployment zone in base contact "
+                f"{why}: the trooper is placed instead in {side}'s deployment zone in base contact "
                 f"with the table edge {stretches[nearest[k]].edge}; the owner chooses the spot, the nearest legal one "
                 f"is ({chosen[k, 0]:.1f}, {chosen[k, 1]:.1f})"
             ),
         )
-        for k, reason in enumerate(reasons)
+        for k, (reason, why) in enumerate(zip(reasons, whys))
     ]
