@@ -1,7 +1,8 @@
 """Army lists: loading (every problem with its place), and the legality check at the edge of every rule: 10 and 11
 troopers in a group, exactly at the points limit and one over, SWC exactly at the allowance with and without extra
 SWC (and extra SWC that counts only for the Lieutenant), AVA at its value and one over and Total, zero, one and
-two Lieutenants, a Remote with a Hacker in another group and with none, Mercenaries and alien factions."""
+two Lieutenants, who can be the Lieutenant, a Remote with a Hacker in another group and with none, a Hacker option,
+unknown skill names, Mercenaries and alien factions."""
 
 import json
 
@@ -60,7 +61,7 @@ def _swc_army(guns: int, points: int, extra: str | None = None, extra_as_lieuten
     troopers = [trooper(f"g{k}", option="Heavy Gun") for k in range(guns)]
     officer = trooper("officer", option="Officer", lieutenant=True if extra_is_lt else None)
     lieutenant = [] if extra_is_lt else [trooper("lt", option="Lieutenant")]
-    units = {"line": {**line, "special_character": True}}
+    units = {"line": {**line, "special_character": True, "skills": ["lieutenant"]}}
     return build_army(troopers + [officer] + lieutenant, units, points=points)
 
 
@@ -104,10 +105,66 @@ def test_exactly_one_lieutenant(lieutenants, legal):
     assert ("lieutenant" not in rules_broken(army)) is legal
 
 
-def test_only_a_lieutenant_option_or_a_special_character_can_be_named_lieutenant():
-    units = {"line": unit(), "hero": unit("Hero", special_character=True)}
-    assert rules_broken(build_army([trooper("a", lieutenant=True)], units)) == ["lieutenant"]
-    assert rules_broken(build_army([trooper("h", unit_name="hero", lieutenant=True), trooper("a")], units)) == []
+LIEUTENANT_UNITS = {
+    "line": unit(), "irregular": unit("Irregulars", training="irregular"),
+    "drone": unit("Drone", type="REM", w=None, str=1), "tag": unit("Tag", type="TAG", w=None, str=3),
+    "hero": unit("Hero", special_character=True, skills=["lieutenant"]),
+    "mystery": unit("Mystery", special_character=True),
+    "masked": unit("Masked", special_character=True, options=[{"name": "Pistol", "cost": 20},
+                                                              {"name": "Command", "cost": 25, "skills": ["lieutenant"]}]),
+    "sergeant": unit("Sergeants", options=[{"name": "Rifle", "cost": 10},
+                                           {"name": "Command", "cost": 12, "skills": ["lieutenant"]}]),
+    "rogue": unit("Rogue", type="REM", training="irregular", special_character=True, w=None, str=1),
+}
+NO_SKILL = "a special character can be the Lieutenant only when its profile has the Lieutenant skill"
+NOT_AN_OPTION = "only a trooper taking a Lieutenant option"
+REMOTE = "it is a Remote (REM), and a Remote can never be the Lieutenant"
+IRREGULAR = "it is Irregular in its profile, and an Irregular profile can never be the Lieutenant"
+
+
+@pytest.mark.parametrize(("candidate", "problems"), [
+    pytest.param(trooper("c", option="Lieutenant"), [], id="lieutenant option, regular unit"),
+    pytest.param(trooper("c", option="Command", unit_name="sergeant"), [], id="option with the lieutenant skill"),
+    pytest.param(trooper("c", option="Lieutenant", unit_name="irregular"),
+                 [("troopers[1].option", IRREGULAR)], id="lieutenant option, irregular unit"),
+    pytest.param(trooper("c", option="Lieutenant", unit_name="drone"), [("troopers[1].option", REMOTE)],
+                 id="lieutenant option, remote"),
+    pytest.param(trooper("c", unit_name="hero", lieutenant=True), [], id="special character, unit skill"),
+    pytest.param(trooper("c", option="Command", unit_name="masked"), [], id="special character, option skill"),
+    pytest.param(trooper("c", unit_name="mystery", lieutenant=True), [("troopers[1].lieutenant", NO_SKILL)],
+                 id="special character without the skill"),
+    pytest.param(trooper("c", option="Pistol", unit_name="masked", lieutenant=True),
+                 [("troopers[1].lieutenant", NO_SKILL)], id="special character, option without the skill"),
+    pytest.param(trooper("c", lieutenant=True), [("troopers[1].lieutenant", NOT_AN_OPTION)],
+                 id="regular trooper without a lieutenant option"),
+    pytest.param(trooper("c", unit_name="rogue", lieutenant=True),
+                 [("troopers[1].lieutenant", REMOTE), ("troopers[1].lieutenant", IRREGULAR),
+                  ("troopers[1].lieutenant", NO_SKILL)], id="every reason of an irregular remote character"),
+])
+def test_who_can_be_the_lieutenant(candidate, problems):
+    """A Lieutenant option (`lieutenant: true` or the option's `lieutenant` skill) or a special character with the
+    Lieutenant skill, never an Irregular or Remote profile. A TAG keeps Remotes legal."""
+    army = build_army([trooper("t", unit_name="tag"), candidate], LIEUTENANT_UNITS, points=1000)
+    result = check_list(army)
+    assert [(p.rule, p.where) for p in result.problems] == [("lieutenant", place) for place, _ in problems]
+    assert all(p.message.startswith(f"c: {says}") for p, (_, says) in zip(result.problems, problems))
+    assert result.lieutenant == "c"
+
+
+def test_a_lieutenant_skill_on_the_unit_alone_does_not_make_a_trooper_lieutenant():
+    """Only its option or its own `lieutenant: true` says which trooper of a Lieutenant-skilled unit leads."""
+    army = build_army([trooper("h1", unit_name="hero"), trooper("h2", unit_name="hero", lieutenant=True)],
+                      LIEUTENANT_UNITS)
+    assert check_list(army).valid and check_list(army).lieutenant == "h2"
+
+
+def test_a_trooper_has_its_units_skills_its_options_and_lieutenant_from_its_option():
+    units = {"line": unit(skills=["camouflage"], options=[
+        {"name": "Rifle", "cost": 10}, {"name": "Lieutenant", "cost": 10, "lieutenant": True},
+        {"name": "Hacking Device", "cost": 16, "swc": 0.5, "skills": ["hacker"]}])}
+    army = build_army([trooper("a"), trooper("b", option="Lieutenant"), trooper("c", option="Hacking Device")], units)
+    assert [army.skills_of(t) for t in army.troopers] == [
+        {"camouflage"}, {"camouflage", "lieutenant"}, {"camouflage", "hacker"}]
 
 
 def test_a_remote_needs_a_tag_or_a_hacker_anywhere_in_the_list():
@@ -117,6 +174,36 @@ def test_a_remote_needs_a_tag_or_a_hacker_anywhere_in_the_list():
     assert rules_broken(build_army(base, units)) == ["remote"]
     assert rules_broken(build_army(base + [trooper("h", 1, unit_name="hacker")], units)) == []
     assert rules_broken(build_army(base + [trooper("t", 1, unit_name="tag")], units)) == []
+
+
+def test_a_hacker_option_makes_only_the_trooper_taking_it_a_hacker():
+    """Skills come with option rows: a Hacking Device option keeps a Remote legal; the same unit's troopers with
+    Combi Rifles do not."""
+    units = {"line": unit(), "drone": unit("Drone", type="REM", w=None, str=1), "signals": unit("Signals", options=[
+        {"name": "Combi Rifle", "cost": 10}, {"name": "Hacking Device", "cost": 16, "swc": 0.5, "skills": ["hacker"]}])}
+    base = [trooper("lt", option="Lieutenant"), trooper("d", 2, unit_name="drone")]
+    with_device = build_army(base + [trooper("s1", option="Combi Rifle", unit_name="signals"),
+                                     trooper("s2", option="Hacking Device", unit_name="signals")], units)
+    without = build_army(base + [trooper(f"s{k}", option="Combi Rifle", unit_name="signals") for k in (1, 2)], units)
+    assert rules_broken(with_device) == []
+    assert [(p.rule, p.where) for p in check_list(without).problems] == [("remote", "troopers")]
+    assert "Remotes (d) need a TAG or a trooper with the Hacker skill" in check_list(without).problems[0].message
+
+
+@pytest.mark.parametrize(("place", "skills"), [
+    ("units.line.skills[1]", {"skills": ["camouflage", "haker"]}),
+    ("units.line.options[1].skills[0]", {"options": [{"name": "Rifle", "cost": 10},
+                                                     {"name": "Lieutenant", "cost": 10, "skills": ["Lieutenant"]}]}),
+])
+def test_an_unknown_skill_is_refused_with_its_place_and_the_known_names(tmp_path, run_cli, place, skills):
+    path = tmp_path / "list.yaml"
+    path.write_text(yaml.safe_dump(army_data(regulars(2, lieutenant=1), {"line": unit(**skills)})), encoding="utf-8")
+    with pytest.raises(ArmyError) as caught:
+        load_army(path)
+    assert [p.where for p in caught.value.problems] == [place]
+    assert "unknown skill" in caught.value.problems[0].message and "hacker, camouflage" in caught.value.problems[0].message
+    result = run_cli("army", "check", path)
+    assert result.exit_code == 2 and "Traceback" not in result.stderr and f"{path}: {place}: unknown skill" in result.stderr
 
 
 def test_mercenaries_stay_out_of_alien_lists_unless_their_unit_says_so():

@@ -9,6 +9,7 @@ import pytest
 
 from lofkit.errors import LofkitError
 from lofkit.game.army import ArmyError
+from lofkit.game.listcheck import check_list
 from lofkit.game.orders import (
     count_orders,
     lieutenant_check,
@@ -187,6 +188,15 @@ def test_two_lieutenants_are_refused_with_their_place():
         count_orders(army(regulars(2, lieutenant=1) + [trooper("t3", lieutenant=True)]))
 
 
+@pytest.mark.parametrize(("fields", "why"), [({"type": "REM", "w": None, "str": 1}, "a Remote"),
+                                             ({"training": "irregular"}, "Irregular in its profile")])
+def test_orders_refuse_a_lieutenant_that_can_never_be_one(fields, why):
+    """A Remote or an Irregular profile can never be the Lieutenant: no order count gives it a Lieutenant order."""
+    units = {"line": unit(), "odd": unit("Odd", **fields)}
+    with pytest.raises(ArmyError, match=rf"troopers\[1\].unit: the Lieutenant t2: it is {why}"):
+        count_orders(build_army([trooper("t1"), trooper("t2", option="Lieutenant", unit_name="odd")], units))
+
+
 # the Impetuous deployment exception
 
 def impetuous_deployment(lieutenant_state=()):
@@ -265,6 +275,22 @@ def test_a_new_lieutenant_is_refused(candidate, state, why):
                 trooper("i1", unit_name="irregular"), trooper("r1", unit_name="drone")]
     with pytest.raises(LofkitError, match=f"cannot name {candidate} Lieutenant: .*{why}"):
         name_new_lieutenant(army(troopers), candidate)
+
+
+def test_a_new_lieutenant_meets_the_bar_list_building_uses_on_remotes_and_irregulars():
+    """One rule, two moments: the reasons that refuse a Remote or an Irregular profile as the new Lieutenant are
+    the ones `lofkit army check` gives for such a Lieutenant at list building."""
+    for candidate, unit_name in (("r1", "drone"), ("i1", "irregular")):
+        dead = army([trooper("t1", option="Lieutenant", state="dead"), trooper(candidate, unit_name=unit_name)])
+        with pytest.raises(LofkitError) as caught:
+            name_new_lieutenant(dead, candidate)
+        at_building = check_list(army([trooper(candidate, unit_name=unit_name, option="Lieutenant")])).problems
+        reasons = [p.message.removeprefix(f"{candidate}: ") for p in at_building if p.rule == "lieutenant"]
+        assert len(reasons) == 1 and str(caught.value) == f"cannot name {candidate} Lieutenant: {reasons[0]}"
+    rogue = build_army([trooper("t1", option="Lieutenant", state="dead"), trooper("x", unit_name="rogue")],
+                       {"line": unit(), "rogue": unit("Rogue", type="REM", training="irregular", w=None, str=1)})
+    with pytest.raises(LofkitError, match="cannot name x Lieutenant: it is a Remote .*; it is Irregular in its profile"):
+        name_new_lieutenant(rogue, "x")
 
 
 def test_a_new_lieutenant_is_named_only_in_loss_of_lieutenant_and_from_the_list():

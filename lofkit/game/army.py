@@ -1,9 +1,9 @@
 """Army lists: unit profiles (with their option rows) and the troopers taken from them, read from YAML, JSON or
 TOML files (`lofkit_army: 1`). A list carries its own profiles: lofkit holds no unit data.
 
-Loading checks the file's shape (types, known keys, unique ids); whether the list is legal (points, AVA, SWC,
-combat groups, the Lieutenant, Remotes, Mercenaries, and troopers naming units and options the list defines) is
-`listcheck`'s question, answered with every problem at once.
+Loading checks the file's shape (types, known keys, known skill names, unique ids); whether the list is legal
+(points, AVA, SWC, combat groups, the Lieutenant, Remotes, Mercenaries, and troopers naming units and options the
+list defines) is `listcheck`'s question, answered with every problem at once.
 """
 
 from __future__ import annotations
@@ -47,6 +47,21 @@ States = Annotated[
 """A trooper's states in a game: one (`state: unconscious`) or several."""
 Ava = Annotated[int, Field(ge=0), NOT_A_BOOL] | Literal["total"]
 """How many troopers of a unit a list may hold: a number, or `total` (no limit)."""
+SkillName = Literal["lieutenant", "hacker", "camouflage", "to_camouflage", "impersonation", "airborne_deployment",
+                    "infiltration", "mechanized_deployment", "combat_jump", "strategos", "doctor"]
+"""The special skills a unit or an option may list under `skills`: the ones the rules name. A closed list, so a
+misspelt skill is refused at loading instead of silently not counting."""
+SKILL_NAMES: tuple[str, ...] = get_args(SkillName)
+
+
+def _known_skill(value: object) -> object:
+    if isinstance(value, str) and value not in SKILL_NAMES:
+        raise ValueError(f"unknown skill {value!r}; the skills lofkit knows: {', '.join(SKILL_NAMES)}")
+    return value
+
+
+Skills = Annotated[tuple[Annotated[SkillName, BeforeValidator(_known_skill)], ...],
+                   Field(description="special skills, each one of the names lofkit knows")]
 PROFILE_MAX = 30
 """The largest profile value (MOV, CC, BS, PH, WIP, ARM, BTS, W, STR) a list may give: real profiles stay near 20
 and below, so a larger one is a typo."""
@@ -97,6 +112,9 @@ class Option(_Model):
     """The Lieutenant option: a trooper taking it is the list's Lieutenant."""
     extra_swc_only_as_lieutenant: Flag = False
     """The extra SWC counts only while this trooper is the Lieutenant."""
+    skills: Skills = ()
+    """Special skills of this option row only: each row of a profile shows its own special skills and equipment,
+    so only the troopers who take it have them."""
 
     @field_validator("swc")
     @classmethod
@@ -109,6 +127,11 @@ class Option(_Model):
         if number < 0 or (2 * number) % 1:
             raise ValueError(f"SWC {value!r}: SWC comes in steps of 0.5 and is never negative")
         return value if isinstance(value, str) else number
+
+    @property
+    def lieutenant_option(self) -> bool:
+        """A Lieutenant option: marked `lieutenant: true`, or with `lieutenant` among its own skills."""
+        return self.lieutenant or "lieutenant" in self.skills
 
     @property
     def extra_swc(self) -> float:
@@ -144,7 +167,8 @@ class Unit(_Model):
     w: Wounds | None = None
     str_: Wounds | None = Field(None, alias="str")
     s: Annotated[int, NOT_A_BOOL] = 2
-    skills: tuple[str, ...] = ()
+    skills: Skills = ()
+    """Special skills every trooper of the unit has, whatever its option."""
     options: Annotated[tuple[Option, ...], Field(min_length=1)]
 
     @field_validator("s")
@@ -166,8 +190,15 @@ class Unit(_Model):
         return next((option for option in self.options if option.name == name), None)
 
     @property
-    def hacker(self) -> bool:
-        return "hacker" in self.skills
+    def never_lieutenant(self) -> tuple[str, ...]:
+        """Why no trooper of this profile can be the Lieutenant, at list building or named after Loss of Lieutenant
+        (docs/game.md): "A trooper whose profile is Irregular, or a Remote (REM), can never be the Lieutenant"."""
+        reasons = []
+        if self.type == "REM":
+            reasons.append("it is a Remote (REM), and a Remote can never be the Lieutenant")
+        if self.training == "irregular":
+            reasons.append("it is Irregular in its profile, and an Irregular profile can never be the Lieutenant")
+        return tuple(reasons)
 
 
 class ArmyTrooper(_Model):
@@ -179,8 +210,9 @@ class ArmyTrooper(_Model):
     group: Annotated[int, Field(ge=1), NOT_A_BOOL]
     state: States = ()
     lieutenant: Flag | None = None
-    """Whether it is the Lieutenant; left out, its option says (`lieutenant: true`). Set it to make a special
-    character the Lieutenant, or to name a new one after Loss of Lieutenant."""
+    """Whether it is the Lieutenant; left out, its option says (`lieutenant: true`, or `lieutenant` among the
+    option's skills). Set it to make a special character with the Lieutenant skill the Lieutenant, or to name a new
+    one after Loss of Lieutenant."""
 
     @property
     def null(self) -> bool:
@@ -211,12 +243,24 @@ class ArmyList(_Model):
         unit = self.unit_of(trooper)
         return unit.option(trooper.option) if unit is not None else None
 
+    def skills_of(self, trooper: ArmyTrooper) -> frozenset[str]:
+        """The trooper's special skills (docs/game.md, "Army lists"): "its unit's `skills` plus its option's
+        `skills`", plus `lieutenant` when it takes a Lieutenant option. Every skill test asks this, never the unit
+        alone."""
+        unit, option = self.unit_of(trooper), self.option_of(trooper)
+        skills = set(unit.skills) if unit is not None else set()
+        if option is not None:
+            skills.update(option.skills)
+            if option.lieutenant_option:
+                skills.add("lieutenant")
+        return frozenset(skills)
+
     def is_lieutenant(self, trooper: ArmyTrooper) -> bool:
-        """Its own `lieutenant:` if given, else whether its option is the Lieutenant option."""
+        """Its own `lieutenant:` if given, else whether its option is a Lieutenant option."""
         if trooper.lieutenant is not None:
             return trooper.lieutenant
         option = self.option_of(trooper)
-        return option is not None and option.lieutenant
+        return option is not None and option.lieutenant_option
 
     def trooper(self, trooper_id: str) -> ArmyTrooper | None:
         return next((trooper for trooper in self.troopers if trooper.id == trooper_id), None)

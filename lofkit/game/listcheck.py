@@ -7,8 +7,10 @@ its place in the file and the numbers:
 - swc: the options' SWC adds up to at most the allowance, points / 50 exactly (225 points: 4.5), plus every extra
   SWC (`+X`) in the list; an extra marked `extra_swc_only_as_lieutenant` counts only for the Lieutenant;
 - combat_group: at most 10 troopers in a combat group, every trooper counted;
-- lieutenant: exactly one Lieutenant, from a Lieutenant option or a special character;
-- remote: a Remote (REM) needs a TAG or a trooper with the Hacker skill somewhere in the list;
+- lieutenant: exactly one Lieutenant, from a Lieutenant option or a special character with the Lieutenant skill,
+  and never an Irregular or a Remote profile (each reason a problem of its own);
+- remote: a Remote (REM) needs a TAG or a trooper with the Hacker skill (its unit's or its option's) somewhere in
+  the list;
 - mercenary: no Mercenary in an alien faction's list unless its unit says it may join one;
 - unit, option: a trooper must name a unit and an option the list defines.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from lofkit.game.army import ArmyList
+from lofkit.game.army import ArmyList, ArmyTrooper
 
 POINTS_PER_SWC = 50
 """The SWC allowance is one per 50 points of the agreed limit, exactly."""
@@ -112,6 +114,28 @@ def combat_groups(army: ArmyList) -> tuple[tuple[int, tuple[str, ...]], ...]:
     return tuple((group, tuple(groups[group])) for group in sorted(groups))
 
 
+def lieutenant_bars(army: ArmyList, trooper: ArmyTrooper) -> list[str]:
+    """Why this trooper cannot be the list's Lieutenant, each reason after its id ("rem-1: ..."); none when it can.
+
+    docs/game.md ("Army lists"): "The Lieutenant comes from an option marked `lieutenant: true` (or with `lieutenant`
+    among the option's skills), or is a special character whose profile has the Lieutenant skill", and never a
+    profile that is Irregular or a Remote, the bar a new Lieutenant meets too (`Unit.never_lieutenant`)."""
+    unit, option = army.unit_of(trooper), army.option_of(trooper)
+    if unit is None or option is None:
+        return []  # reported as `unit` or `option`
+    reasons = [f"{trooper.id}: {why}" for why in unit.never_lieutenant]
+    if option.lieutenant_option:
+        return reasons
+    if not unit.special_character:
+        reasons.append(f"{trooper.id}: only a trooper taking a Lieutenant option (`lieutenant: true`, or `lieutenant` "
+                       "in the option's skills) or a special character with the Lieutenant skill can be the "
+                       "Lieutenant")
+    elif "lieutenant" not in army.skills_of(trooper):
+        reasons.append(f"{trooper.id}: a special character can be the Lieutenant only when its profile has the "
+                       "Lieutenant skill (`lieutenant` in its unit's or option's skills)")
+    return reasons
+
+
 def _lieutenant_problems(army: ArmyList) -> list[ListProblem]:
     lieutenants = [(k, t) for k, t in enumerate(army.troopers) if army.is_lieutenant(t)]
     problems = []
@@ -120,19 +144,23 @@ def _lieutenant_problems(army: ArmyList) -> list[ListProblem]:
         problems.append(ListProblem("lieutenant", "troopers", f"a list has exactly one Lieutenant; this one has "
                                     f"{len(lieutenants)}{': ' + named if named else ''}"))
     for k, trooper in lieutenants:
-        option, unit = army.option_of(trooper), army.unit_of(trooper)
-        if option is not None and not option.lieutenant and not unit.special_character:
-            problems.append(ListProblem("lieutenant", f"troopers[{k}].lieutenant", f"{trooper.id}: only a Lieutenant "
-                                        "option or a special character can be the Lieutenant"))
+        where = f"troopers[{k}].{'lieutenant' if trooper.lieutenant else 'option'}"
+        problems += [ListProblem("lieutenant", where, why) for why in lieutenant_bars(army, trooper)]
     return problems
 
 
 def _remote_problems(army: ArmyList) -> list[ListProblem]:
-    units = [u for u in map(army.unit_of, army.troopers) if u is not None]
-    if any(u.type == "REM" for u in units) and not any(u.type == "TAG" or u.hacker for u in units):
-        remotes = ", ".join(t.id for t in army.troopers if (u := army.unit_of(t)) is not None and u.type == "REM")
-        return [ListProblem("remote", "troopers", f"Remotes ({remotes}) need a TAG or a trooper with the Hacker "
-                            "skill in the list (in any combat group)")]
+    """docs/game.md ("Army lists"): "a list with a Remote (REM) needs a TAG or a trooper with the Hacker skill
+    somewhere in it", the trooper's own skills (`ArmyList.skills_of`) deciding."""
+    def unit_type(trooper: ArmyTrooper) -> str | None:
+        unit = army.unit_of(trooper)
+        return unit.type if unit is not None else None
+
+    remotes = [t.id for t in army.troopers if unit_type(t) == "REM"]
+    if remotes and not any(unit_type(t) == "TAG" or "hacker" in army.skills_of(t) for t in army.troopers):
+        return [ListProblem("remote", "troopers", f"Remotes ({', '.join(remotes)}) need a TAG or a trooper with the "
+                            "Hacker skill (`hacker` in its unit's or its option's skills) in the list (in any combat "
+                            "group)")]
     return []
 
 

@@ -99,8 +99,9 @@ class OrderCount:
 
 def check_list_for_orders(army: ArmyList, source: str | None = None) -> None:
     """Raise ArmyError (every problem, with its place) when a trooper names a unit or option its list does not
-    define, when two troopers are Lieutenant, or when a trooper deployed through its Impetuous order is not
-    Impetuous. `source` is the file, for the message."""
+    define, when two troopers are Lieutenant, when the Lieutenant is a Remote or Irregular in its profile (never a
+    Lieutenant, `Unit.never_lieutenant`), or when a trooper deployed through its Impetuous order is not Impetuous.
+    `source` is the file, for the message."""
     problems = [Problem(problem.where, problem.message) for problem in check_list(army).problems
                 if problem.rule in ("unit", "option")]
     for index, trooper in enumerate(army.troopers):
@@ -109,6 +110,10 @@ def check_list_for_orders(army: ArmyList, source: str | None = None) -> None:
             problems.append(Problem(f"troopers[{index}].state", f"'{trooper.id}' is marked {IMPETUOUS_DEPLOYMENT}, "
                                     f"but unit '{trooper.unit}' is not Impetuous: it has no Impetuous order"))
     lieutenants = [index for index, trooper in enumerate(army.troopers) if army.is_lieutenant(trooper)]
+    for index in lieutenants:
+        unit = army.unit_of(army.troopers[index])
+        problems += [Problem(f"troopers[{index}].unit", f"the Lieutenant {army.troopers[index].id}: {why}")
+                     for why in (unit.never_lieutenant if unit is not None else ())]
     for index in lieutenants[1:]:
         problems.append(Problem(f"troopers[{index}].lieutenant", "a second Lieutenant ("
                                 f"{', '.join(army.troopers[i].id for i in lieutenants)}); a list has one: set "
@@ -269,21 +274,17 @@ def spend_regular(count: OrderCount, group: int, trooper: ArmyTrooper) -> OrderC
 
 
 def _why_not_lieutenant(army: ArmyList, trooper: ArmyTrooper) -> list[str]:
-    unit = army.unit_of(trooper)
-    reasons = []
-    if unit.type == "REM":
-        reasons.append(f"{trooper.id} is a Remote (REM), and a Remote cannot be named Lieutenant")
-    if unit.training == "irregular":
-        reasons.append(f"{trooper.id} is Irregular in its profile, and an Irregular trooper cannot be named "
-                       "Lieutenant")
+    """Why `trooper` cannot be named the new Lieutenant: its profile (`Unit.never_lieutenant`, the bar list building
+    uses too), a Null state or Isolated, or (derived) not deployed."""
+    reasons = list(army.unit_of(trooper).never_lieutenant)
     null = _null_state(trooper)
     if null is not None:
-        reasons.append(f"{trooper.id} is {null} (a Null state)")
+        reasons.append(f"it is {null} (a Null state)")
     if "isolated" in trooper.state:
-        reasons.append(f"{trooper.id} is isolated")
+        reasons.append("it is isolated")
     if not trooper.deployed:
-        reasons.append(f"{trooper.id} is not deployed, and a Lieutenant off the table puts the next turn in Loss "
-                       "of Lieutenant again")
+        reasons.append("it is not deployed, and a Lieutenant off the table puts the next turn in Loss of Lieutenant "
+                       "again")
     return reasons
 
 
@@ -291,10 +292,11 @@ def name_new_lieutenant(army: ArmyList, trooper_id: str) -> ArmyList:
     """The list with `trooper_id` as its Lieutenant, named at the end of a turn in Loss of Lieutenant (free, and
     optional: not naming one leaves the list as it is, and the next Tactical phase checks again).
 
-    Refused (LofkitError, with every reason): the list is not in Loss of Lieutenant; a Remote; a trooper Irregular
-    in its profile (Loss of Lieutenant's Irregularity does not count); a trooper in a Null state or Isolated; and
-    (derived) a trooper not deployed, which would put the next turn in Loss of Lieutenant at once. The rules do not
-    ask for a Lieutenant option. The former Lieutenant gets `lieutenant: false`, the new one `lieutenant: true`.
+    Refused (LofkitError, with every reason): the list is not in Loss of Lieutenant; a Remote or a trooper Irregular
+    in its profile, as at list building (Loss of Lieutenant's Irregularity does not count); a trooper in a Null
+    state or Isolated; and (derived) a trooper not deployed, which would put the next turn in Loss of Lieutenant at
+    once. The rules do not ask for a Lieutenant option or skill. The former Lieutenant gets `lieutenant: false`, the
+    new one `lieutenant: true`.
     """
     check_list_for_orders(army)
     trooper = army.trooper(trooper_id)
