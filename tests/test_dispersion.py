@@ -117,6 +117,15 @@ def test_landing_in_base_contact_with_a_friend_stands():
     assert result.placed and result.in_contact_with == ("blue-2",) and result.forbidden_contact == ()
 
 
+def test_a_dispersing_marker_may_not_land_touching_even_a_friend():
+    """A marker deploys touching nobody: a camouflage marker landing beside its own side's trooper falls back."""
+    w = build_world([{"id": "camo", "side": "blue", "marker": True, "position": [100, 100]},
+                     trooper("blue-2", *BESIDE)], deployment_zones=ZONES)
+    result = disperse(w, "camo", AT, 1)
+    assert result.reasons == ("contact",) and result.forbidden_contact == ("blue-2",)
+    assert "base contact with friendly model 'blue-2'" in result.fallback.message
+
+
 def test_landing_just_out_of_contact_with_an_enemy_stands():
     result = disperse(world(troopers=[trooper("red-1", *APART, side="red")]), "jumper", AT, 1)
     assert result.placed and result.in_contact_with == ()

@@ -3,7 +3,7 @@
 docs/rules.md (Zone of Control and ARO): "a reactive trooper may declare an ARO against the active trooper if it has LoF
 to it, or the active trooper is inside its ZoC (then only Change Facing or Reset)". Against a marker (`marker: true`)
 "only Discover and Change Facing ... anything else waits for a later order, after a successful Discover", and by ZoC
-alone only Change Facing (`allowed`). While moving, the active trooper has a 360 degree arc and blocks nothing; each
+alone only Change Facing (`allowed_reactions`). While moving, the active trooper has a 360 degree arc and blocks nothing; each
 enemy keeps its own facing.
 
 Sampling: the path is cut into stations at most `SPACING` (2.5 mm) apart, its ends and corners included, with the

@@ -10,7 +10,8 @@ Geometry and the choices made where docs/rules.md is silent:
   ignored (it is the one moving). Every trooper in base contact with the landing base (including one it would
   stand on or in) is listed in `in_contact_with`; a landing the deployment rule forbids ("anywhere else it could
   not be deployed for any reason": in contact with an enemy or neutral model or any marker,
-  deployment.contact_forbidden) cannot stand (`contact`); a friendly model is no obstacle.
+  deployment.contact_forbidden) cannot stand (`contact`); a friendly model is no obstacle, unless one of the two
+  is a marker.
 - Landing height: the base comes down on what is below the landing point, the highest solid surface under the
   base centre (the table top, z = 0, when there is none). A base that lands there legally rests flat, so that
   height is also the one `z: auto` gives it (surfaces.rest_height). Against that level:
