@@ -41,7 +41,11 @@ from lofkit import World, check, load_scene
 from lofkit.rules.live import LiveMatrix
 from lofkit.rules.lof import matrix
 
-TABLE = Path(__file__).resolve().parent.parent / "examples" / "tables" / "table-b.yaml"
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from tests.helpers import copy_of_scene  # noqa: E402
+
+TABLE = REPO / "examples" / "tables" / "table-b.yaml"
 READY_TIMEOUT = 120.0
 """Seconds the server may take to print its READY line."""
 STOP_TIMEOUT = 10.0
@@ -179,7 +183,9 @@ def through_a_server(world, moves: int, rng, baseline: float) -> None:
     import httpx
 
     n = len(world.troopers)
-    with serving(TABLE) as url, httpx.Client(base_url=url, timeout=120.0) as client:
+    folder = tempfile.TemporaryDirectory(prefix="lofkit-bench-")  # the server journals its changes beside its scene
+    with folder, serving(copy_of_scene(TABLE, Path(folder.name))) as url, \
+            httpx.Client(base_url=url, timeout=120.0) as client:
         full = min(timed(lambda: client.get("/api/matrix", params={"recompute": "all"}).raise_for_status())[1]
                    for _ in range(3))
         client.get("/api/matrix").raise_for_status()  # the live matrix starts here

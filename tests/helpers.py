@@ -34,6 +34,18 @@ def write_scene(folder: Path, data: dict, name: str = "scene.yaml") -> Path:
     return path
 
 
+def copy_of_scene(scene: Path, folder: Path) -> Path:
+    """`scene` written into `folder` under its own name, its meshes named by absolute paths: a served copy saves and
+    journals in `folder`, never beside the repository's example."""
+    data = yaml.safe_load(scene.read_text(encoding="utf-8"))
+    for piece in data.get("terrain", []):
+        if "mesh" in piece:
+            piece["mesh"] = str((scene.parent / piece["mesh"]).resolve())
+    path = folder / scene.name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
 def run_example(script: str, folder: Path, **options) -> subprocess.CompletedProcess:
     """Run the repository's example `script` (a path relative to the repository) in `folder`, capturing its text."""
     return subprocess.run([sys.executable, str(REPO / script)], cwd=folder, capture_output=True, text=True,

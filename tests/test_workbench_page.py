@@ -29,7 +29,7 @@ from lofkit import World
 from lofkit.rules.deployment import footprint
 from lofkit.scene.loading import load_scene
 from lofkit.workbench.topview import reactions_by_trooper, who_sees
-from tests.helpers import REPO
+from tests.helpers import REPO, copy_of_scene
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -42,17 +42,6 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _copy_of_table_b(folder: Path) -> Path:
-    """table-b written into `folder`, its meshes named by absolute paths (so saves land in `folder`)."""
-    data = yaml.safe_load(TABLE_B.read_text())
-    for piece in data["terrain"]:
-        if "mesh" in piece:
-            piece["mesh"] = str((TABLE_B.parent / piece["mesh"]).resolve())
-    path = folder / "table-b.yaml"
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def workbench(tmp_path):
     """A `lofkit serve` of a copy of table-b in `tmp_path`, as a user starts it; its URL once it printed its one
@@ -60,7 +49,7 @@ def workbench(tmp_path):
     port = _free_port()
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
     env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
-    server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(_copy_of_table_b(tmp_path)), "--port",
+    server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(copy_of_scene(TABLE_B, tmp_path)), "--port",
                                str(port), "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env)
     try:

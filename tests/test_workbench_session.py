@@ -2,14 +2,18 @@
 change leaves the scene and its version as they were; undo and redo step through changes; a saved scene finds its
 meshes wherever it is saved."""
 
+import functools
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from lofkit import World, load_scene
+from lofkit.workbench.journal import Journal
 from lofkit.workbench.session import Refused, Session, relocated
 from tests.helpers import REPO, scene_data, trooper, write_scene
 
@@ -122,3 +126,98 @@ def test_a_relocated_scene_is_read_as_if_from_its_new_source(tmp_path):
     assert moved.source == tmp_path / "map.json" and moved.troopers == scene.troopers
     meshes = [piece.mesh for piece in moved.terrain if piece.mesh is not None]
     assert meshes and all(Path(mesh).is_absolute() and Path(mesh).is_file() for mesh in meshes)
+
+
+# --- several players at once: each engine that is not thread-safe has one owner ------------------------------------
+
+class Overlap:
+    """Wraps a function to note how many threads are inside it at once (each call lingers, so that calls that
+    may overlap do) and on which threads it ran."""
+
+    def __init__(self, function, linger: float = 0.05):
+        self.function, self.linger = function, linger
+        self.inside = self.most = 0
+        self.threads: set[int] = set()
+        self.lock = threading.Lock()
+
+    def __get__(self, instance, owner):  # set on a class, it wraps a method
+        return self if instance is None else functools.partial(self, instance)
+
+    def __call__(self, *args, **kwargs):
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+            self.threads.add(threading.get_ident())
+        try:
+            time.sleep(self.linger)
+            return self.function(*args, **kwargs)
+        finally:
+            with self.lock:
+                self.inside -= 1
+
+
+def at_once(*calls) -> list:
+    """Run the calls on threads of their own, released together; their results in order."""
+    start, results = threading.Barrier(len(calls)), [None] * len(calls)
+
+    def run(k: int) -> None:
+        start.wait()
+        results[k] = calls[k]()
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def test_two_moves_at_once_are_ordered_and_neither_is_lost(session, monkeypatch):
+    """Each change reads the scene, changes it and keeps it: two players moving two troopers at once must both see
+    their move kept, and the version count both."""
+    monkeypatch.setattr(World, "with_scene", Overlap(World.with_scene))
+    at_once(lambda: session.change_trooper("iguana", {"facing": 10.0}),
+            lambda: session.change_trooper("fusilier", {"facing": 20.0}))
+    troopers = {t["id"]: t for t in session.document()["scene"]["troopers"]}
+    assert (troopers["iguana"]["facing"], troopers["fusilier"]["facing"], session.version) == (10.0, 20.0, 2)
+
+
+def test_pictures_are_drawn_one_at_a_time_on_one_thread(session, monkeypatch):
+    """VTK and its OpenGL context are not thread-safe: every picture is drawn by the session's one render thread."""
+    import lofkit.viz.render
+
+    def fake_render(world, path, **options):
+        Path(path).write_bytes(b"png")
+        return path
+
+    drawing = Overlap(fake_render)
+    monkeypatch.setattr(lofkit.viz.render, "render", drawing)
+    assert at_once(*[lambda: session.picture("top")] * 4) == [b"png"] * 4
+    assert drawing.most == 1 and len(drawing.threads) == 1 and threading.get_ident() not in drawing.threads
+
+
+def test_the_live_matrix_is_brought_up_to_date_by_one_thread_at_a_time(session, monkeypatch):
+    from lofkit.rules.live import LiveMatrix
+
+    session.matrix()
+    session.change_trooper("iguana", {"facing": 10.0})
+    updating = Overlap(LiveMatrix.update)
+    monkeypatch.setattr(LiveMatrix, "update", updating)
+    answers = at_once(*[session.matrix] * 3)
+    assert updating.most == 1 and answers[0] == answers[1] == answers[2] == session.matrix(recompute_all=True)
+
+
+def test_every_accepted_change_is_journaled_and_a_save_removes_the_journal(tmp_path):
+    scene = load_scene(write_scene(tmp_path, scene_data([trooper("a", 100, 100), trooper("b", 300, 300)])))
+    journal = Journal(tmp_path / ".scene.yaml.lofkit-session")
+    session = Session(scene, journal=journal)
+    assert journal.read() is None  # opening changes nothing
+    session.change_trooper("a", {"facing": 33.0})
+    with pytest.raises(Refused):
+        session.change_trooper("a", {"position": [-100.0, 0.0]})
+    entry = journal.read()
+    assert entry.version == 1 and entry.scene == session.document()["scene"]
+    session.undo()
+    assert journal.read().version == 2 and journal.read().scene["troopers"][0].get("facing") == 90
+    session.save(tmp_path, "scene.yaml", force=True)
+    assert journal.read() is None and not list(tmp_path.glob("*.tmp"))

@@ -185,25 +185,33 @@ def announce_when_listening(url: str, open_browser: bool) -> None:
               help="A terrain catalogue (YAML) whose pieces the page can place; repeatable [default: lofkit's own, "
                    "terrain_models/catalog*.yaml].")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser.")
+@click.option("--restore", "journal_choice", flag_value="restore",
+              help="Take back the changes a session that did not end cleanly left in the scene's journal.")
+@click.option("--discard", "journal_choice", flag_value="discard",
+              help="Drop the changes a session that did not end cleanly left in the scene's journal.")
 def serve(scene: str | None, host: str | None, port: int, share: bool, mesh_cache: str | None,
-          catalogs: tuple[str, ...], no_browser: bool) -> None:
-    """Open SCENE in the workbench: the table from above in a browser page; drag troopers, tap two for the verdict."""
+          catalogs: tuple[str, ...], no_browser: bool, journal_choice: str | None) -> None:
+    """Open SCENE in the workbench: the table from above in a browser page; drag troopers, tap two for the verdict.
+    Every change is journaled beside the scene until it is saved or the workbench stops cleanly."""
     from lofkit.scene.catalog import bundled_catalogs, load_catalogs
 
     catalog = load_catalogs([Path(c) for c in catalogs] or bundled_catalogs())
     try:
-        run_workbench(scene, listening_host(host, share), port, share, mesh_cache, catalog, not no_browser)
+        run_workbench(scene, listening_host(host, share), port, share, mesh_cache, catalog, not no_browser,
+                      journal_choice)
     except KeyboardInterrupt:  # Ctrl-C: the server stopped as asked (uvicorn raises it again once it has stopped)
         pass
 
 
 def run_workbench(source: str | None, host: str, port: int, share: bool, mesh_cache: str | None, catalog: dict,
-                  open_browser: bool) -> None:
-    """Open the scene and serve its workbench on `host`:`port` (with `share`, behind a new token) until Ctrl-C."""
+                  open_browser: bool, journal_choice: str | None = None) -> None:
+    """Open the scene (or what its journal holds) and serve its workbench on `host`:`port` (with `share`, behind a
+    new token) until Ctrl-C."""
     opened, folder = open_scene(source, mesh_cache)
+    opened, journal, version = with_journal(opened, folder, journal_choice)
     check_port_free(host, port)
     token = secrets.token_urlsafe(TOKEN_BYTES) if share else None
-    build_workbench(opened, folder, token, catalog)
+    build_workbench(opened, folder, token, catalog, journal, version)
     announce_when_listening(URL.format(host=shown_host(host), port=port, query=f"?token={token}" if token else ""),
                             open_browser)
     from nicegui import ui
@@ -212,9 +220,38 @@ def run_workbench(source: str | None, host: str, port: int, share: bool, mesh_ca
            uvicorn_logging_level="warning", reconnect_timeout=RECONNECT_SECONDS)
 
 
-def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict) -> None:
-    """The workbench's page and API over `scene` on NiceGUI's app (saves in `folder`, pieces placed from `catalog`),
-    behind `token` if given."""
+def with_journal(scene: Scene, folder: Path, choice: str | None):
+    """The scene to open, its journal and the version to start at. A journal left by a session that did not end
+    cleanly is said and refused until the user chooses: `restore` opens what it holds (at its version), `discard`
+    removes it; with no journal both flags are refused too (they would mean nothing)."""
+    from lofkit.workbench.journal import Journal, journal_path
+
+    journal = Journal(journal_path(scene.source, folder))
+    entry = journal.read() if choice != "discard" else None
+    if choice == "discard":
+        if not journal.path.exists():
+            raise LofkitError(f"--discard: {journal.path} does not exist; there are no unsaved changes to drop")
+        journal.remove()
+        return scene, journal, 0
+    if entry is None:
+        if choice == "restore":
+            raise LofkitError(f"--restore: {journal.path} does not exist; there are no unsaved changes to take back")
+        return scene, journal, 0
+    said = journal.describe(entry, scene.source)
+    if choice != "restore":
+        raise LofkitError(f"{said}; give --restore to take those changes back or --discard to drop them")
+    try:
+        restored = scene_from_data(entry.scene, scene.source)
+    except SceneError as exc:
+        raise SceneError(journal.path, exc.problems) from None
+    err.print(f"restored: {said}", highlight=False)
+    return restored, journal, entry.version
+
+
+def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict, journal=None,
+                    version: int = 0) -> None:
+    """The workbench's page and API over `scene` on NiceGUI's app (saves in `folder`, pieces placed from `catalog`,
+    changes journaled in `journal`), behind `token` if given."""
     from nicegui import app
 
     from lofkit.workbench.api import install
@@ -222,7 +259,8 @@ def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict
     from lofkit.workbench.page import build_page
     from lofkit.workbench.session import Session
 
-    session = Session(scene, catalog)
+    session = Session(scene, catalog, journal, version)
+    app.on_shutdown(session.close)  # a clean exit (Ctrl-C) lets the journal go
     for warning in session.world.warnings:
         err.print(f"warning: {warning.where}: {warning.message}", highlight=False)
     prepare_parts(session.world)

@@ -4,6 +4,8 @@ verdict panel, and forms to change the table.
 - Tap a trooper: rings mark who has LoF to it and from it, and its front arc shows; tap another: the verdict
   between them, its evidence drawn (the line from the eye to the seen square, or what blocks, outlined) and the
   picture from the first one's eye; "Ruling page" writes the page `lofkit report` would and opens it.
+- The matrix behind the rings, the verdict and the AROs are worked out off the page's event loop (`run.io_bound`),
+  so one page's long question never holds up another player's; the page says it is working until they come.
 - Drag a trooper to move it (a position the scene refuses snaps back, with the reason); turn the selected one;
   undo and redo; save the scene (never over a file unless asked).
 - Trooper tab: place a new trooper with a tap, change the selected one's side, silhouette, state, or delete it.
@@ -20,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from fastapi.responses import FileResponse, Response
-from nicegui import app, run, ui
+from nicegui import app, background_tasks, run, ui
 
 from lofkit.workbench.session import Refused, Session, unused_id
 from lofkit.workbench.terrain_tools import TerrainTools
@@ -77,6 +79,9 @@ class Workbench:
         self.mode = "select"
         self.pressed: dict = {}
         self.terrain_shown = None
+        self.rings: tuple[str, int, dict] | None = None
+        """Who sees whom around one trooper at one version: (trooper, version, rings), once worked out."""
+        self.rings_asked: tuple[str, int] | None = None
         ui.page_title("lofkit workbench")
         self._toolbar()
         with ui.row().classes("w-full no-wrap max-md:flex-wrap items-start"):
@@ -88,6 +93,7 @@ class Workbench:
                 self.hint = ui.label(HINTS["select"]).classes("text-sm text-gray-600").props("data-hint")
             with ui.column().classes("w-full min-w-[300px] max-w-[440px]"):
                 self.verdict = ui.label("Tap a trooper, then another.").props('data-verdict=""').classes("text-base")
+                self.working = ui.label().classes("text-xs text-gray-500").props("data-working")
                 self.details = ui.label().classes("text-sm whitespace-pre-line")
                 self.eye = ui.image().classes("w-full")
                 self.ruling_link = ui.link("", "#", new_tab=True).props("data-ruling")
@@ -174,7 +180,7 @@ class Workbench:
         marks.selected = [t for t in marks.selected if t in world.troopers.ids]
         if marks.piece not in {p.id for p in world.pieces}:
             marks.piece = None
-        marks.sees = who_sees(self.session.matrix(), marks.selected[0]) if len(marks.selected) == 1 else None
+        marks.sees = self._rings_of(marks.selected[0]) if len(marks.selected) == 1 else None
         if len(marks.selected) != 2:
             marks.ruling = None
         self.top.content = top_view(world, marks)
@@ -187,6 +193,26 @@ class Workbench:
             with self.view:
                 self.view.gltf(f"{TERRAIN_URL}?v={self.session.version}").with_name("terrain")
         draw_troopers(self.view, world, marks)
+
+    def _rings_of(self, trooper_id: str) -> dict | None:
+        """The rings around `trooper_id` if this version's are known; else None, and they are asked for."""
+        version = self.session.version
+        if self.rings is not None and self.rings[:2] == (trooper_id, version):
+            return self.rings[2]
+        if self.rings_asked != (trooper_id, version):
+            self.rings_asked = (trooper_id, version)
+            self.working.text = "working out who sees whom…"
+            background_tasks.create(self._work_out_rings(trooper_id, version), name="lofkit rings")
+        return None
+
+    async def _work_out_rings(self, trooper_id: str, version: int) -> None:
+        """The live matrix, off the event loop; the rings drawn if the page still shows that trooper alone."""
+        answer = await run.io_bound(self.session.matrix)
+        self.rings, self.rings_asked = (trooper_id, version, who_sees(answer, trooper_id)), None
+        self.working.text = ""
+        if self.marks.selected == [trooper_id]:
+            self.marks.sees = self.rings[2]
+            self.top.content = top_view(self.session.world, self.marks)
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode
@@ -221,12 +247,19 @@ class Workbench:
             self.act(lambda: self.session.change_trooper(trooper, {"facing": facing}))
 
     def show_verdict(self) -> None:
-        shooter, target = self.marks.selected
+        """Ask for the verdict between the two selected troopers; it is drawn when it comes (`_draw_verdict`)."""
+        self.working.text = "working out the verdict…"
+        background_tasks.create(self._draw_verdict(*self.marks.selected), name="lofkit verdict")
+
+    async def _draw_verdict(self, shooter: str, target: str) -> None:
         try:
-            answer = self.session.check(shooter, target)
+            answer = await run.io_bound(self.session.check, shooter, target)
         except Refused:  # one of them was removed meanwhile
             self.marks.selected.clear()
-            return
+            answer = None
+        self.working.text = ""
+        if answer is None or self.marks.selected != [shooter, target]:
+            return  # the page has moved on
         self.marks.ruling = answer
         self.top.content = top_view(self.session.world, self.marks)
         draw_troopers(self.view, self.session.world, self.marks)
@@ -299,15 +332,18 @@ class Workbench:
         self.marks.path, self.marks.reactions = [], None
         self.set_mode("path")
 
-    def show_aros(self) -> None:
+    async def show_aros(self) -> None:
         if not self.marks.selected:
             ui.notify("Select the trooper that acts first.")
             return
+        self.working.text = "working out who may react…"
         try:
-            answer = self.session.aro(self.marks.selected[0], self.marks.path or None)
+            answer = await run.io_bound(self.session.aro, self.marks.selected[0], self.marks.path or None)
         except Refused as exc:
             self.notify_refusal(exc)
             return
+        finally:
+            self.working.text = ""
         self.marks.reactions = reactions_by_trooper(answer)
         lines = [f"{r['trooper']}: {'LoF' if r['by'] == 'lof' else 'ZoC'} at {100 * r['path_fraction']:.0f}% of the "
                  f"move; may declare {', '.join(r['allowed'])}" for r in answer["reactions"]]

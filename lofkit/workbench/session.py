@@ -6,13 +6,26 @@ refused change raises `Refused` with the problems in `lofkit validate`'s words a
 the version as they were. A change may name the version it was made against (`if_match`); a stale one is refused
 (409). Trooper changes keep the terrain's ray scenes (`World.with_scene`), and the matrix, when next asked for,
 recomputes only the pairs they may have changed (`rules.live`); terrain changes compile the table again.
+
+Several players ask at once (the HTTP server answers each request in a thread of its own), so each engine that
+is not safe to share has one owner:
+- changes are made one at a time (`_changing`): each reads the scene, changes it and keeps it whole, so two moves
+  at once are ordered, the last one accepted wins, and the version counts exactly the accepted changes;
+- a question reads `self.world` once and answers on that snapshot: a World is never changed once built, so a change
+  made meanwhile replaces it without disturbing the answer;
+- the live matrix is brought up to date by one thread at a time (`_matrix`); others wait for its answer;
+- every picture is drawn on one thread of its own (`_renderer`): VTK and its OpenGL context are not thread-safe.
+Every accepted change is written to the `journal`, when there is one, before it is answered.
 """
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
@@ -25,6 +38,7 @@ from lofkit.rules.lof import check, matrix, sample_segments
 from lofkit.scene.catalog import CatalogPiece
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
+from lofkit.workbench.journal import Journal
 
 TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker")
 """What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`)."""
@@ -42,19 +56,35 @@ class Refused(LofkitError):
         return {"error": str(self), "problems": [problem.to_dict() for problem in self.problems]}
 
 
+def one_change_at_a_time(method):
+    """Run a change of the session holding its `_changing` lock (see the module docstring)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._changing:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 class Session:
     """The table being edited (see the module docstring)."""
 
-    def __init__(self, scene: Scene, catalog: dict[str, CatalogPiece] | None = None):
+    def __init__(self, scene: Scene, catalog: dict[str, CatalogPiece] | None = None, journal: Journal | None = None,
+                 version: int = 0):
         self.catalog = dict(catalog or {})
         """Terrain pieces a new piece may name (`{"catalog": NAME, ...}`), by name."""
         self.world = World.from_scene(scene)
-        """The table as it is now (its scene is `world.scene`)."""
+        """The table as it is now (its scene is `world.scene`); replaced whole by each change, never changed."""
+        self.journal = journal
+        """Where each accepted change is written (None: nowhere)."""
         self._live: LiveMatrix | None = None
         """The LoF matrix of the World it was last asked of (`matrix` brings it up to date)."""
-        self.version = 0
+        self.version = version
+        """+1 on every accepted change (a session restored from its journal goes on from the journal's)."""
         self._undo: list[World] = []
         self._redo: list[World] = []
+        self._changing = threading.RLock()
+        self._matrix = threading.Lock()
+        self._renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-render")
 
     @property
     def scene(self) -> Scene:
@@ -66,6 +96,7 @@ class Session:
 
     # --- changes -------------------------------------------------------------------------------------------------
 
+    @one_change_at_a_time
     def change_trooper(self, trooper_id: str, changes: dict, if_match: int | None = None) -> dict:
         """Set any of TROOPER_FIELDS of one trooper; a new `facing` drops `facing_towards` and the reverse."""
         self._check_version(if_match)
@@ -82,13 +113,16 @@ class Session:
         self._keep(data, troopers_only=True)
         return _data(self.scene)["troopers"][index]
 
+    @one_change_at_a_time
     def add_trooper(self, fields: dict, if_match: int | None = None) -> dict:
         """Add a trooper (the fields of a scene file's trooper)."""
         return self._add("troopers", fields, if_match)
 
+    @one_change_at_a_time
     def remove_trooper(self, trooper_id: str, if_match: int | None = None) -> None:
         self._remove("troopers", self._trooper_index, trooper_id, if_match)
 
+    @one_change_at_a_time
     def add_terrain(self, fields: dict, if_match: int | None = None) -> dict:
         """Add a terrain piece: the fields of a scene file's piece (a box, a prism traced on the table, a mesh), or a
         catalogue piece by name, `{"catalog": NAME, "position": [x, y], "rotation": ...}` (its `id` may be left out:
@@ -97,6 +131,7 @@ class Session:
             fields = self._from_catalog(fields)
         return self._add("terrain", fields, if_match)
 
+    @one_change_at_a_time
     def change_terrain(self, piece_id: str, changes: dict, if_match: int | None = None) -> dict:
         self._check_version(if_match)
         data = _data(self.scene)
@@ -105,9 +140,11 @@ class Session:
         self._keep(data, troopers_only=False)
         return _data(self.scene)["terrain"][index]
 
+    @one_change_at_a_time
     def remove_terrain(self, piece_id: str, if_match: int | None = None) -> None:
         self._remove("terrain", self._terrain_index, piece_id, if_match)
 
+    @one_change_at_a_time
     def undo(self) -> None:
         """Step back one change (409 when there is none)."""
         if not self._undo:
@@ -115,6 +152,7 @@ class Session:
         self._redo.append(self.world)
         self._become(self._undo.pop())
 
+    @one_change_at_a_time
     def redo(self) -> None:
         """Step forward again (409 when nothing was undone since the last change)."""
         if not self._redo:
@@ -122,10 +160,11 @@ class Session:
         self._undo.append(self.world)
         self._become(self._redo.pop())
 
+    @one_change_at_a_time
     def save(self, folder: Path, name: str, force: bool = False) -> Path:
         """Write the scene as `name` in `folder` (never elsewhere; never over a file unless `force`). "A saved scene
         must still find its meshes": the files it names stay as written when `folder` is the opened scene's own,
-        and are written as absolute paths anywhere else."""
+        and are written as absolute paths anywhere else. Saved, the table needs its journal no more."""
         path = (folder / name).resolve()
         if path.parent != folder.resolve() or not name or Path(name).name != name:
             raise Refused(400, f"{name!r}: give a file name only; scenes are saved in {folder}")
@@ -135,6 +174,8 @@ class Session:
         except LofkitError as exc:  # a setting is named as the API names it ("force")
             text = exc.message.render({"overwrite": "force"}) if isinstance(exc, SettingError) else str(exc)
             raise Refused(409 if path.exists() and not force else 400, text) from None
+        if self.journal is not None:
+            self.journal.remove()
         return path
 
     # --- questions -----------------------------------------------------------------------------------------------
@@ -147,12 +188,13 @@ class Session:
         """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
         if recompute_all:
             return matrix(self.world, evidence=False).to_dict()
-        live, world = self._live, self.world
-        if live is None or live.world.pieces is not world.pieces or live.world.troopers.ids != world.troopers.ids:
-            self._live = LiveMatrix(world)  # new terrain, or troopers added or removed: start over
-        elif live.world is not world:
-            live.update(world)  # only troopers changed since it was asked last
-        return self._live.result.to_dict()
+        with self._matrix:
+            live, world = self._live, self.world
+            if live is None or live.world.pieces is not world.pieces or live.world.troopers.ids != world.troopers.ids:
+                self._live = LiveMatrix(world)  # new terrain, or troopers added or removed: start over
+            elif live.world is not world:
+                live.update(world)  # only troopers changed since it was asked last
+            return self._live.result.to_dict()
 
     def aro(self, active: str, path: list[tuple[float, float]] | None = None) -> dict:
         """Exactly `lofkit aro --json`."""
@@ -168,17 +210,18 @@ class Session:
         if (shooter is None) != (target is None):
             raise Refused(400, "give both shooter and target, or neither")
 
+        world = self.world
+
         def draw() -> bytes:
             overlay = Overlay()
             if shooter is not None:
-                overlay = Overlay(verdict=check(self.world, shooter, target),
-                                  segments=sample_segments(self.world, shooter, target))
+                overlay = Overlay(verdict=check(world, shooter, target), segments=sample_segments(world, shooter, target))
             with tempfile.TemporaryDirectory() as folder:
-                path = render(self.world, Path(folder) / "picture.png", view=view, size=size, shooter=shooter,
+                path = render(world, Path(folder) / "picture.png", view=view, size=size, shooter=shooter,
                               target=target, overlay=overlay)
                 return Path(path).read_bytes()
 
-        return self._answer(draw)
+        return self._answer(lambda: self._renderer.submit(draw).result())
 
     def report(self, shooter: str, target: str, folder: Path) -> Path:
         """Write the ruling page `lofkit report` would into `folder` (empty or new); returns its index.html. The page's
@@ -259,9 +302,17 @@ class Session:
         self._become(world)
 
     def _become(self, world: World) -> None:
-        """Make `world` the current table (the live matrix catches up when it is next asked for)."""
+        """Make `world` the current table (the live matrix catches up when it is next asked for) and journal it."""
+        if self.journal is not None:
+            self.journal.write(_data(world.scene, absolute=True), self.version + 1)
         self.world = world
         self.version += 1
+
+    def close(self) -> None:
+        """A clean exit: the renderer's thread ends and the journal goes (what was not saved is let go)."""
+        self._renderer.shutdown(wait=False, cancel_futures=True)
+        if self.journal is not None:
+            self.journal.remove()
 
 
 def unused_id(stem: str, taken) -> str:
