@@ -50,8 +50,7 @@ def router(session: Session, folder: Path, rulings: Path) -> APIRouter:
 
     @api.delete("/troopers/{trooper_id}")
     def remove_trooper(trooper_id: str, if_match: str | None = Header(None)) -> dict:
-        session.remove_trooper(trooper_id, _version(if_match))
-        return {"version": session.version}
+        return {"version": session.remove_trooper(trooper_id, _version(if_match))}
 
     @api.post("/terrain", status_code=201)
     def add_terrain(fields: dict = Body(...), if_match: str | None = Header(None)) -> dict:
@@ -63,8 +62,7 @@ def router(session: Session, folder: Path, rulings: Path) -> APIRouter:
 
     @api.delete("/terrain/{piece_id}")
     def remove_terrain(piece_id: str, if_match: str | None = Header(None)) -> dict:
-        session.remove_terrain(piece_id, _version(if_match))
-        return {"version": session.version}
+        return {"version": session.remove_terrain(piece_id, _version(if_match))}
 
     @api.get("/check")
     def check(shooter: str, target: str) -> dict:
@@ -86,13 +84,11 @@ def router(session: Session, folder: Path, rulings: Path) -> APIRouter:
 
     @api.post("/undo")
     def undo() -> dict:
-        session.undo()
-        return {"version": session.version}
+        return {"version": session.undo()}
 
     @api.post("/redo")
     def redo() -> dict:
-        session.redo()
-        return {"version": session.version}
+        return {"version": session.redo()}
 
     @api.get("/picture.png")
     def picture(view: str = "top", shooter: str | None = None, target: str | None = None) -> Response:

@@ -72,14 +72,12 @@ class Session:
                  version: int = 0):
         self.catalog = dict(catalog or {})
         """Terrain pieces a new piece may name (`{"catalog": NAME, ...}`), by name."""
-        self.world = World.from_scene(scene)
-        """The table as it is now (its scene is `world.scene`); replaced whole by each change, never changed."""
+        self._now = (World.from_scene(scene), version)
+        """The table as it is now and its version, replaced together (one assignment) by each change."""
         self.journal = journal
         """Where each accepted change is written (None: nowhere)."""
         self._live: LiveMatrix | None = None
         """The LoF matrix of the World it was last asked of (`matrix` brings it up to date)."""
-        self.version = version
-        """+1 on every accepted change (a session restored from its journal goes on from the journal's)."""
         self._undo: list[World] = []
         self._redo: list[World] = []
         self._changing = threading.RLock()
@@ -87,12 +85,24 @@ class Session:
         self._renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-render")
 
     @property
+    def world(self) -> World:
+        """The table as it is now (its scene is `world.scene`); replaced whole by each change, never changed."""
+        return self._now[0]
+
+    @property
+    def version(self) -> int:
+        """+1 on every accepted change (a session restored from its journal goes on from the journal's)."""
+        return self._now[1]
+
+    @property
     def scene(self) -> Scene:
         return self.world.scene
 
     def document(self) -> dict:
-        """The scene as a scene file would hold it (lengths in mm) and the version (`GET /api/scene`)."""
-        return {"scene": _data(self.scene), "version": self.version}
+        """The scene as a scene file would hold it (lengths in mm) and its version (`GET /api/scene`), read together:
+        the version always names the scene it comes with."""
+        world, version = self._now
+        return {"scene": _data(world.scene), "version": version}
 
     # --- changes -------------------------------------------------------------------------------------------------
 
@@ -119,8 +129,10 @@ class Session:
         return self._add("troopers", fields, if_match)
 
     @one_change_at_a_time
-    def remove_trooper(self, trooper_id: str, if_match: int | None = None) -> None:
+    def remove_trooper(self, trooper_id: str, if_match: int | None = None) -> int:
+        """Remove a trooper; answers the version it made."""
         self._remove("troopers", self._trooper_index, trooper_id, if_match)
+        return self.version
 
     @one_change_at_a_time
     def add_terrain(self, fields: dict, if_match: int | None = None) -> dict:
@@ -141,24 +153,28 @@ class Session:
         return _data(self.scene)["terrain"][index]
 
     @one_change_at_a_time
-    def remove_terrain(self, piece_id: str, if_match: int | None = None) -> None:
+    def remove_terrain(self, piece_id: str, if_match: int | None = None) -> int:
+        """Remove a terrain piece; answers the version it made."""
         self._remove("terrain", self._terrain_index, piece_id, if_match)
+        return self.version
 
     @one_change_at_a_time
-    def undo(self) -> None:
-        """Step back one change (409 when there is none)."""
+    def undo(self) -> int:
+        """Step back one change (409 when there is none); answers the version it made."""
         if not self._undo:
             raise Refused(409, "nothing to undo")
         self._redo.append(self.world)
         self._become(self._undo.pop())
+        return self.version
 
     @one_change_at_a_time
-    def redo(self) -> None:
-        """Step forward again (409 when nothing was undone since the last change)."""
+    def redo(self) -> int:
+        """Step forward again (409 when nothing was undone since the last change); answers the version it made."""
         if not self._redo:
             raise Refused(409, "nothing to redo")
         self._undo.append(self.world)
         self._become(self._redo.pop())
+        return self.version
 
     @one_change_at_a_time
     def save(self, folder: Path, name: str, force: bool = False) -> Path:
@@ -305,8 +321,7 @@ class Session:
         """Make `world` the current table (the live matrix catches up when it is next asked for) and journal it."""
         if self.journal is not None:
             self.journal.write(_data(world.scene, absolute=True), self.version + 1)
-        self.world = world
-        self.version += 1
+        self._now = (world, self.version + 1)
 
     def close(self) -> None:
         """A clean exit: the renderer's thread ends and the journal goes (what was not saved is let go)."""
