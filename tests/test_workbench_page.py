@@ -167,6 +167,11 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         page.wait_for_timeout(800)
         after = _trooper(workbench, "blue-2")["position"]
         assert after[0] > before[0] and after[1] > before[1]  # right on the screen is +x, up is +y
+        if not phone:  # blue-11 stands 8 mm from the right edge: pushed past it, it snaps back and the page says why
+            edge = _trooper(workbench, "blue-11")["position"]
+            drag(page, *_centre(page, "blue-11"), 15, 0, phone)
+            page.wait_for_selector(".q-notification:has-text('past the table edge')")
+            assert _trooper(workbench, "blue-11")["position"] == edge
 
         facing = _trooper(workbench, "blue-1").get("facing")
         page.click('[data-action="turn-left"]')

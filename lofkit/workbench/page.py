@@ -4,8 +4,9 @@ verdict panel, and forms to change the table.
 - Tap a trooper: rings mark who has LoF to it and from it, and its front arc shows; tap another: the verdict
   between them, its evidence drawn (the line from the eye to the seen square, or what blocks, outlined) and the
   picture from the first one's eye; "Ruling page" writes the page `lofkit report` would and opens it.
-- The matrix behind the rings, the verdict and the AROs are worked out off the page's event loop (`run.io_bound`),
-  so one page's long question never holds up another player's; the page says it is working until they come.
+- Changes, the matrix behind the rings, the verdict and the AROs are carried out off the page's event loop
+  (`run.io_bound`), so one page's long work never holds up another player's; the page says it is working until
+  answers come.
 - Drag a trooper to move it (a position the scene refuses snaps back, with the reason); turn the selected one;
   undo and redo; save the scene (never over a file unless asked).
 - Trooper tab: place a new trooper with a tap, change the selected one's side, silhouette, state, or delete it.
@@ -225,18 +226,24 @@ class Workbench:
         reasons = "; ".join(f"{p.where}: {p.message}" for p in refusal.problems)
         ui.notify(f"{refusal}{': ' + reasons if reasons else ''}", type="warning", multi_line=True)
 
-    def act(self, change) -> bool:
-        """Carry out `change` on the session; a refusal is shown and changes nothing."""
+    def act(self, change, then=None) -> None:
+        """Carry out `change` on the session off the event loop (a terrain change compiles the table again), then
+        draw: a refusal is shown and changes nothing; `then` runs once a change is kept."""
+        background_tasks.create(self._act(change, then), name="lofkit change")
+
+    async def _act(self, change, then) -> None:
         try:
-            change()
+            await run.io_bound(change)
         except Refused as exc:
-            self.notify_refusal(exc)
+            with self.top:  # this page's own client, for the notification
+                self.notify_refusal(exc)
             self.refresh()
-            return False
+            return
         self.refresh()
+        if then is not None:
+            then()
         if len(self.marks.selected) == 2:
             self.show_verdict()
-        return True
 
     # --- troopers --------------------------------------------------------------------------------------------------
 
@@ -319,8 +326,7 @@ class Workbench:
         fields = self.trooper_fields()
         fields.update(id=unused_id(fields["side"] or "trooper", self.session.world.troopers.ids),
                       position=[round(x, 1), round(y, 1)])
-        if self.act(lambda: self.session.add_trooper(fields)):
-            self.set_mode("select")
+        self.act(lambda: self.session.add_trooper(fields), then=lambda: self.set_mode("select"))
 
     # --- AROs ------------------------------------------------------------------------------------------------------
 

@@ -56,8 +56,7 @@ class TerrainTools:
         else:
             fields = {"id": unused_id("box", self._taken()), "box": {"size": [float(n.value or 0) for n in self.box]},
                       "position": [round(x, 1), round(y, 1), 0.0], "rotation": rotation}
-        if self.bench.act(lambda: self.bench.session.add_terrain(fields)):
-            self.bench.set_mode("select")
+        self.bench.act(lambda: self.bench.session.add_terrain(fields), then=lambda: self.bench.set_mode("select"))
 
     def finish_trace(self) -> None:
         """The footprint tapped so far, as a prism of the form's height."""
@@ -67,8 +66,7 @@ class TerrainTools:
             return
         fields = {"id": unused_id("traced", self._taken()), "prism": {
             "polygon": [[round(x, 1), round(y, 1)] for x, y in corners], "height": float(self.height.value or 0)}}
-        if self.bench.act(lambda: self.bench.session.add_terrain(fields)):
-            self.bench.set_mode("select")
+        self.bench.act(lambda: self.bench.session.add_terrain(fields), then=lambda: self.bench.set_mode("select"))
 
     def turn_piece(self, degrees: float) -> None:
         piece_id = self.bench.marks.piece
