@@ -227,12 +227,12 @@ def with_journal(scene: Scene, folder: Path, choice: str | None):
     from lofkit.workbench.journal import Journal, journal_path
 
     journal = Journal(journal_path(scene.source, folder))
-    entry = journal.read() if choice != "discard" else None
     if choice == "discard":
         if not journal.path.exists():
             raise LofkitError(f"--discard: {journal.path} does not exist; there are no unsaved changes to drop")
         journal.remove()
         return scene, journal, 0
+    entry = journal.read()
     if entry is None:
         if choice == "restore":
             raise LofkitError(f"--restore: {journal.path} does not exist; there are no unsaved changes to take back")
