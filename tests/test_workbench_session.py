@@ -221,3 +221,12 @@ def test_every_accepted_change_is_journaled_and_a_save_removes_the_journal(tmp_p
     assert journal.read().version == 2 and journal.read().scene["troopers"][0].get("facing") == 90
     session.save(tmp_path, "scene.yaml", force=True)
     assert journal.read() is None and not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_journal_that_cannot_be_written_is_said_once_and_changes_go_on(tmp_path, capsys):
+    scene = load_scene(write_scene(tmp_path, scene_data([trooper("a", 100, 100)])))
+    session = Session(scene, journal=Journal(tmp_path / "no-such-folder" / ".scene.yaml.lofkit-session"))
+    session.change_trooper("a", {"facing": 10.0})
+    session.change_trooper("a", {"facing": 20.0})
+    assert session.version == 2 and session.journal is None
+    assert capsys.readouterr().err.count("cannot write the journal") == 1

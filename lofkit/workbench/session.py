@@ -320,7 +320,12 @@ class Session:
     def _become(self, world: World) -> None:
         """Make `world` the current table (the live matrix catches up when it is next asked for) and journal it."""
         if self.journal is not None:
-            self.journal.write(_data(world.scene, absolute=True), self.version + 1)
+            try:
+                self.journal.write(_data(world.scene, absolute=True), self.version + 1)
+            except OSError as exc:  # a folder that cannot be written: the change stands, unjournaled, and it is said
+                print(f"warning: {self.journal.path}: cannot write the journal ({exc.strerror or exc}); changes "
+                      "from now on are lost if the workbench stops before a save", file=sys.stderr, flush=True)
+                self.journal = None
         self._now = (world, self.version + 1)
 
     def close(self) -> None:
