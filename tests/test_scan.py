@@ -9,7 +9,7 @@ import pytest
 import trimesh
 
 from lofkit import World, load_scene
-from lofkit.exchange.scan import fit_plane, rectangle
+from lofkit.exchange.scan_planes import fit_plane, rectangle
 
 WIDTH, DEPTH = 1200.0, 900.0
 BOXES = [(300, 200, 100, 80, 60), (800, 600, 150, 150, 120), (600, 450, 40, 200, 90)]  # centre x, y, w, d, h (mm)
@@ -157,7 +157,7 @@ def test_bad_scans_fail_with_clear_messages(tmp_path, run_cli):
     garbage.write_bytes(b"ply\nformat nonsense\n\x00\x01\x02")
     cloud = tmp_path / "cloud.ply"
     trimesh.PointCloud(np.random.default_rng(0).uniform(0, 1, (100, 3))).export(str(cloud))
-    cases = [(ball, "no table plane found"), (garbage, "garbage.ply"), (cloud, "no faces"),
+    cases = [(ball, "no table found"), (garbage, "garbage.ply"), (cloud, "no faces"),
              (tmp_path / "missing.glb", "file not found"), (tmp_path / "notes.txt", "not a scan mesh")]
     for scan, message in cases:
         result = run_cli("import-scan", scan, "-o", tmp_path / f"out-{scan.stem}")
@@ -183,3 +183,79 @@ def test_the_walkthrough_example_runs(example_run):
     assert "levelled by 7.00 degrees" in done.stdout and "table found: 1219.2 x 914.4 mm" in done.stdout
     assert (folder / "out" / "imports" / "scan" / "scene.yaml").is_file()
     assert (folder / "out" / "imports" / "scan_table.glb").is_file()
+
+
+# --- a scan of a game in progress: the room's floor, the table's legs, a roof with a miniature on it --------------
+
+SQUARE = 48 * 25.4  # 1219.2 mm
+BUILDING = (900.0, 300.0, 200.0, 200.0, 150.0)  # a square building: its roof has the table's shape
+
+
+def _grid(x0, y0, width, depth, z, cells, rng) -> trimesh.Trimesh:
+    """A flat grid of `cells` x `cells` squares (0.3 mm of noise in z)."""
+    xs, ys = np.meshgrid(np.linspace(x0, x0 + width, cells + 1), np.linspace(y0, y0 + depth, cells + 1), indexing="ij")
+    vertices = np.column_stack([xs.ravel(), ys.ravel(), z + rng.normal(0, 0.3, xs.size)])
+    index = np.arange(xs.size).reshape(cells + 1, cells + 1)
+    a, b, c, d = index[:-1, :-1].ravel(), index[1:, :-1].ravel(), index[1:, 1:].ravel(), index[:-1, 1:].ravel()
+    return trimesh.Trimesh(vertices, np.vstack([np.column_stack([a, b, c]), np.column_stack([a, c, d])]), process=False)
+
+
+def _box(x, y, z, w, d, h) -> trimesh.Trimesh:
+    box = trimesh.creation.box(extents=(w, d, h))
+    box.apply_translation((x, y, z + h / 2))
+    return box
+
+
+def game_in_progress(rng) -> trimesh.Trimesh:
+    """A 48" square table (its top at z = 0) with the three boxes and a square building, a miniature (a 25 mm
+    cylinder, 40 mm tall) on the building's roof, standing 750 mm up on four legs in a room: a 4 x 3 m floor (the
+    shape of a 48" x 36" table, and far larger than the table)."""
+    x, y, w, d, h = BUILDING
+    miniature = trimesh.creation.cylinder(radius=12.5, height=40.0, sections=24)
+    miniature.apply_translation((x, y, h + 20.0))
+    legs = [_box(cx, cy, -750.0, 60, 60, 750) for cx in (30.0, SQUARE - 30.0) for cy in (30.0, SQUARE - 30.0)]
+    return trimesh.util.concatenate([
+        _grid(0, 0, SQUARE, SQUARE, 0.0, 48, rng), _grid(-1400, -900, 4000, 3000, -750.0, 40, rng),
+        *[_box(bx, by, 0, bw, bd, bh) for bx, by, bw, bd, bh in BOXES], _box(x, y, 0, w, d, h), miniature, *legs])
+
+
+@pytest.fixture(scope="module")
+def game_scan(tmp_path_factory):
+    """The game as a phone app exports it: metres, y up, turned 23 degrees, tilted 2 and offset."""
+    path = tmp_path_factory.mktemp("game") / "game.glb"
+    scan = game_in_progress(np.random.default_rng(5))
+    scan.apply_transform(Z_UP_TO_Y_UP @ scan_transform(23.0, tilt_deg=2.0, scale=0.001))
+    scan.export(str(path))
+    return path
+
+
+def test_the_table_is_found_in_a_room_not_the_floor_nor_a_roof(game_scan, tmp_path, run_cli):
+    result = run_cli("import-scan", game_scan, "--table", "48inx48in", "-o", tmp_path / "out", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["table_found_mm"] == pytest.approx([SQUARE, SQUARE], rel=0.01)
+    assert report["scale"] == pytest.approx(1000.0, rel=0.01) and report["table_choice"] == "given"
+    assert report["fit"]["shape_error"] < 0.01 and report["fit"]["size_error"] < 0.01
+    vertices = World.from_scene(load_scene(tmp_path / "out" / "scene.yaml")).pieces[0].mesh.vertices
+    # the boxes stand where they stood, up to the quarter turns a square table cannot tell apart (`--turn`)
+    centre = np.array([SQUARE / 2, SQUARE / 2, 0.0])
+    turned = [(_box_tops() - centre) @ trimesh.transformations.rotation_matrix(k * math.pi / 2, [0, 0, 1])[:3, :3].T
+              + centre for k in range(4)]
+    assert min(_nearest(vertices, tops).max() for tops in turned) < 3.0
+    assert vertices[:, 2].min() > -2.0 and vertices[:, 2].max() == pytest.approx(190.0, abs=3.0)  # no floor, no legs
+
+
+def test_without_a_table_size_the_standard_one_is_taken_and_said(game_scan, tmp_path, run_cli):
+    result = run_cli("import-scan", game_scan, "-o", tmp_path / "out", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["table_choice"] == "48x48in" and report["table_mm"] == pytest.approx([SQUARE, SQUARE])
+    assert any("took the standard 48x48in table" in warning for warning in report["warnings"])
+
+
+def test_a_scan_where_nothing_fits_the_table_is_refused_with_what_was_found(game_scan, tmp_path, run_cli):
+    """The floor has the shape of a 48" x 36" table but four times its size, the table top the wrong shape."""
+    result = run_cli("import-scan", game_scan, "--table", "48inx36in", "-o", tmp_path / "out")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    assert "no table found" in result.stderr and "rectangle" in result.stderr and "--table" in result.stderr
+    assert not (tmp_path / "out" / "scene.yaml").exists()

@@ -24,7 +24,7 @@ from lofkit.exchange.messages import render
 from lofkit.exchange.output import OutputFolderError
 from lofkit.exchange.scan import DEFAULT_PLANE_TOLERANCE, import_scan
 
-SCAN_FLAGS = {"scale": "--scale", "turn": "--turn", "plane_tolerance": "--plane-tolerance",
+SCAN_FLAGS = {"scale": "--scale", "turn": "--turn", "plane_tolerance": "--plane-tolerance", "table": "--table",
               "scan_units": "--scan-units", "overwrite": "--force"}
 TTS_FLAGS = {"mesh_cache": "--mesh-cache", "table_top": "--table-top", "overwrite": "--force"}
 EXPORT_FLAGS = {"parts": "--include", "overwrite": "--force"}
@@ -42,7 +42,8 @@ def _scan_folder_message(exc: OutputFolderError) -> str:
 
 @click.command("import-scan")
 @click.argument("scan", type=click.Path(dir_okay=False))
-@table_option
+@click.option("--table", "table_text", help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, "
+                                           "1200mmx900mm [default: the standard size the scan fits, said].")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
               help="A new or empty folder for terrain.ply and scene.yaml.")
 @click.option("--scale", type=click.Choice(["auto", "true"]), default="auto", show_default=True,
@@ -59,13 +60,15 @@ def _scan_folder_message(exc: OutputFolderError) -> str:
 def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane_tolerance, seed, force, as_json):
     """Level a 3D scan of a table, find and scale the table, crop it, and write a terrain mesh and a scene."""
     with naming(SCAN_FLAGS, _scan_folder_message):
-        result = import_scan(scan, parse_table_size(table_text), output, scale=scale, scan_units=scan_units,
-                             turn=int(turn), plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
+        table = parse_table_size(table_text) if table_text is not None else None
+        result = import_scan(scan, table, output, scale=scale, scan_units=scan_units, turn=int(turn),
+                             plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
     if report_import(scan, result, SCAN_FLAGS, as_json):
         return
     w, d = result.table_found_mm
     out.print(f"levelled by {result.tilt_deg:.2f}°, scaled by {result.scale:.6g}; table found {w:.1f} x {d:.1f} mm "
-              f"({result.inlier_share:.0%} of the surface)", highlight=False)
+              f"({result.inlier_share:.0%} of the surface, shape off by {result.fit['shape_error']:.1%})",
+              highlight=False)
     dropped = result.faces_dropped
     out.print(f"kept {result.faces_kept:,} faces (dropped {dropped['table_top']:,} of the table top, "
               f"{dropped['outside']:,} outside the table, {dropped['below']:,} below it)", highlight=False)

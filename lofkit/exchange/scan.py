@@ -1,17 +1,17 @@
 """`lofkit import-scan`: a 3D scan of a table (GLB/GLTF/OBJ/PLY/STL/OFF mesh) becomes a terrain mesh and a scene.
 
 Steps, each a function below:
-1. **Level** — the table top is the largest flat surface: a RANSAC plane fit (thousands of 3-point hypotheses
-   scored at once, in numpy) on points sampled evenly over the surface area, refined by least squares (SVD) on
-   its inliers. The normal is turned so that most of the surface off the plane lies above it (terrain stands on
-   the table), then rotated to +z by the smallest turn, with the plane at z = 0; the tilt reported is the angle
-   between that normal and the file's up axis (y for glTF, which is how phone scans arrive; z otherwise). A scan
-   must not hold a larger flat surface than the table top (a floor, the table's underside): crop those away first.
-2. **Find the table** — the plane's inliers are grouped into connected regions (occupied cells of a grid about
-   two sample spacings wide, 8-connected); the largest region's minimum-area rectangle is the table. It is turned
-   about z (by the smallest angle, plus `turn` quarter turns) so its sides run along x and y, the long side along
-   the table's long side, and its corner moved to (0, 0).
-3. **Scale** — `auto`: uniformly, so the rectangle matches the given table (the mean of the two side ratios; a
+1. **Find the table top** (`scan_planes`): the scan's horizontal planes, one after another (RANSAC on points
+   sampled evenly over the surface, refined by least squares), each with its top (the largest connected region
+   of its inliers and that region's minimum-area rectangle) and what stands on it. The table top is the highest
+   plane whose rectangle has the table's shape (and size, when the units are known) with the terrain standing on
+   it, so a room's floor below the table, the table's legs and terrain roofs are passed over. Without a table
+   size, the standard sizes are tried (`STANDARD_TABLES`) and the one taken is said.
+2. **Level and square up** — the plane's normal is rotated to +z by the smallest turn, with the plane at z = 0
+   (the tilt reported is the angle between that normal and the file's up axis: y for glTF, which is how phone
+   scans arrive; z otherwise); the rectangle is turned about z (by the smallest angle, plus `turn` quarter turns)
+   so its sides run along x and y, the long side along the table's long side, and its corner moved to (0, 0).
+3. **Scale** — `auto`: uniformly, so the rectangle matches the table (the mean of the two side ratios; a
    warning when the two ratios differ by more than 2 %); `true`: the scan's own units (`scan_units`).
 4. **Crop** — faces whose centroid lies outside the table rectangle or below the table top (by more than the
    plane tolerance) are dropped, and so is the table top itself (faces with every corner within the tolerance of
@@ -25,43 +25,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse
-import scipy.sparse.csgraph
 import shapely
 import trimesh
-from scipy.spatial import cKDTree
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import Message, SettingError
 from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
+from lofkit.exchange.scan_planes import (
+    GLTF_SIZE_TOLERANCE,
+    SIZE_TOLERANCE,
+    STANDARD_TABLES,
+    Plane,
+    TableChoice,
+    choose_table,
+    horizontal_planes,
+    rectangle,
+    scan_size,
+)
 from lofkit.geometry.terrain import MESH_SUFFIXES, MeshFileError, load_mesh_file
 from lofkit.units import EPS, MM_PER_UNIT
 
 SAMPLES = 30_000
-SCORE_POINTS = 6_000
-HYPOTHESES = 4_096
-BATCH = 512
-MIN_TABLE_SHARE = 0.10
-"""The table top must hold at least this share of the scan's surface area."""
 ASPECT_TOLERANCE = 0.02
 DEFAULT_PLANE_TOLERANCE = 0.002
 """Plane tolerance as a share of the scan's size (the diagonal of its 1st-99th percentile box)."""
 OUTPUT_NAMES = ("terrain.ply", "scene.yaml")
-DEGENERATE = 1e-9
-"""Three sampled points spanning less area than this share of the scan's spread squared are on a line: no plane."""
 RECTANGULAR_SHARE = 0.8
 """A table top found that fills less of its bounding rectangle than this is worth a warning."""
 GLTF_SUFFIXES = (".glb", ".gltf")
 """glTF is y up and in metres (glTF 2.0); other scans are taken as z up."""
-
-
-@dataclass(frozen=True)
-class Plane:
-    """The plane {p: normal . p + offset = 0} (unit normal), with the share of the surface area on it."""
-
-    normal: np.ndarray
-    offset: float
-    inlier_share: float
 
 
 @dataclass(frozen=True)
@@ -79,6 +71,12 @@ class ScanImport:
     faces_dropped: dict
     table_normal_in_scan: tuple[float, float, float]
     transform: np.ndarray = field(repr=False)
+    table: tuple[float, float] = (0.0, 0.0)
+    """The table's size (mm): the one given, or the standard size taken."""
+    table_choice: str = "given"
+    """"given", or the standard size taken (e.g. "48x48in")."""
+    fit: dict = field(default_factory=dict)
+    """How well the table top's rectangle fits the table: `shape_error`, and `size_error` when the units are known."""
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
@@ -94,6 +92,9 @@ class ScanImport:
             "faces_dropped": self.faces_dropped,
             "table_normal_in_scan": [round(v, 9) for v in self.table_normal_in_scan],
             "transform": np.round(self.transform, 9).tolist(),
+            "table_mm": [round(v, 6) for v in self.table],
+            "table_choice": self.table_choice,
+            "fit": self.fit,
             "warnings": list(self.warnings),
         }
 
@@ -115,142 +116,76 @@ def load_scan(path: Path) -> trimesh.Trimesh:
     return mesh
 
 
-def fit_plane(points: np.ndarray, tolerance: float, rng: np.random.Generator) -> Plane:
-    """RANSAC: the plane through 3 of `points` with the most points within `tolerance`, refined by SVD.
-
-    `points` should sample the surface evenly by area, so the count of inliers measures the plane's area.
-    All hypotheses of a batch are scored against the scoring points at once.
-    """
-    score = points[rng.choice(len(points), min(len(points), SCORE_POINTS), replace=False)]
-    spread = float(np.ptp(points, axis=0).max())
-    best_count, best = -1, None
-    for _ in range(HYPOTHESES // BATCH):
-        a, b, c = (points[rng.integers(0, len(points), BATCH)] for _ in range(3))
-        normals = np.cross(b - a, c - a)
-        length = np.linalg.norm(normals, axis=1)
-        usable = length > DEGENERATE * spread**2
-        normals = normals / np.where(usable, length, 1.0)[:, None]
-        offsets = -np.einsum("ij,ij->i", normals, a)
-        counts = (np.abs(score @ normals.T + offsets) <= tolerance).sum(axis=0)
-        counts[~usable] = -1
-        k = int(np.argmax(counts))
-        if counts[k] > best_count:
-            best_count, best = counts[k], (normals[k], offsets[k])
-    normal, offset = best
-    for _ in range(3):  # least squares on the inliers, then inliers again
-        inliers = points[np.abs(points @ normal + offset) <= tolerance]
-        if len(inliers) < 3:
-            break
-        centre = inliers.mean(axis=0)
-        normal = np.linalg.svd(inliers - centre, full_matrices=False)[2][2]
-        offset = -float(normal @ centre)
-    distance = points @ normal + offset
-    above = distance > tolerance
-    below = distance < -tolerance
-    if below.sum() > above.sum():  # terrain stands on the table: most of what is off the plane is above it
-        normal, offset = -normal, -offset
-    share = float(np.mean(np.abs(distance) <= tolerance))
-    return Plane(normal / np.linalg.norm(normal), float(offset), share)
-
-
-def level_transform(plane: Plane) -> np.ndarray:
-    """A rigid 4x4 transform turning the plane's normal to +z and putting the plane at z = 0."""
-    transform = trimesh.geometry.align_vectors(plane.normal, [0.0, 0.0, 1.0])
-    transform[2, 3] = plane.offset  # n . p + offset = 0 on the plane, and the rotated z is n . p
-    return transform
-
-
-def largest_region(xy: np.ndarray, weights: np.ndarray, cell: float) -> np.ndarray:
-    """Mask of the points in the largest 8-connected region of occupied grid cells (by total weight)."""
-    cells = np.floor((xy - xy.min(axis=0)) / cell).astype(np.int64)
-    occupied, cell_of_point = np.unique(cells, axis=0, return_inverse=True)
-    cell_of_point = cell_of_point.ravel()
-    width = int(occupied[:, 1].max()) + 3
-    keys = (occupied[:, 0] + 1) * width + (occupied[:, 1] + 1)  # sorted, as np.unique sorts rows
-    rows, cols = [], []
-    for dx, dy in ((1, -1), (1, 0), (1, 1), (0, 1)):
-        wanted = (occupied[:, 0] + 1 + dx) * width + (occupied[:, 1] + 1 + dy)
-        at = np.clip(np.searchsorted(keys, wanted), 0, len(keys) - 1)
-        found = keys[at] == wanted
-        rows.append(np.nonzero(found)[0])
-        cols.append(at[found])
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    graph = scipy.sparse.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(keys), len(keys)))
-    _, labels = scipy.sparse.csgraph.connected_components(graph, directed=False)
-    weight = np.bincount(labels[cell_of_point], weights=weights)
-    return labels[cell_of_point] == int(np.argmax(weight))
-
-
-def rectangle(xy: np.ndarray) -> tuple[float, float, float]:
-    """The minimum-area rectangle around `xy`: (angle of one side in degrees, in [0, 90), that side, the other)."""
-    envelope = shapely.minimum_rotated_rectangle(shapely.MultiPoint(xy).convex_hull)
-    if envelope.geom_type != "Polygon" or envelope.area <= 0:
-        raise LofkitError("the table plane found has no area (its points lie on a line); is this a scan of a table?")
-    corners = np.asarray(envelope.exterior.coords)[:4]
-    first, second = corners[1] - corners[0], corners[2] - corners[1]
-    angle = math.degrees(math.atan2(first[1], first[0])) % 180.0
-    lengths = (float(np.linalg.norm(first)), float(np.linalg.norm(second)))
-    if angle >= 90.0:
-        angle, lengths = angle - 90.0, lengths[::-1]
-    return angle, lengths[0], lengths[1]
-
-
 def _rotation_z(degrees: float) -> np.ndarray:
     return trimesh.transformations.rotation_matrix(math.radians(degrees), [0, 0, 1])
 
 
-def _scan_size(points: np.ndarray) -> float:
-    low, high = np.percentile(points, [1, 99], axis=0)
-    return float(np.linalg.norm(high - low))
-
-
-def check_settings(table: tuple[float, float], scale: str, turn: int, plane_tolerance: float) -> None:
-    """Refuse settings `import_scan` cannot use, before any work."""
+def check_settings(table: tuple[float, float] | None, scale: str, turn: int, plane_tolerance: float) -> None:
+    """Refuse settings `import_scan` cannot use, before any work (a table chosen among the standard sizes is
+    checked against `turn` once chosen)."""
     if scale not in ("auto", "true"):
         raise SettingError("{scale} '{value}': use auto (fit the given table size) or true (the scan's own units)",
                            value=scale)
     if turn % 90 != 0:
         raise SettingError("{turn} {value}: give a multiple of 90 degrees", value=turn)
-    width, depth = table
-    if turn % 180 and abs(width - depth) > EPS:
-        raise SettingError("{turn} {value}: the table is not square, so only 0 or 180 keeps its long side in place",
-                           value=turn)
+    if table is not None:
+        check_turn(table, turn)
     if not 0 < plane_tolerance < 0.1:
         raise SettingError("{plane_tolerance} {value}: give a small share of the scan's size, e.g. 0.002",
                            value=plane_tolerance)
 
 
-def table_plane(scan: Path, samples: np.ndarray, plane_tolerance: float, rng: np.random.Generator
-                ) -> tuple[Plane, float]:
-    """Step 1: the table top's plane among the surface samples, and the plane tolerance in scan units."""
-    tolerance = plane_tolerance * _scan_size(samples)
-    plane = fit_plane(samples, tolerance, rng)
-    if plane.inlier_share < MIN_TABLE_SHARE:
-        raise SettingError(
-            "{path}: no table plane found: the largest flat surface holds {share:.1%} of the scan's surface (the table "
-            "top needs at least {least:.0%}); is this a scan of a table? A rough scan may need a larger "
-            "{plane_tolerance}", path=scan, share=plane.inlier_share, least=MIN_TABLE_SHARE)
-    return plane, tolerance
+def check_turn(table: tuple[float, float], turn: int) -> None:
+    width, depth = table
+    if turn % 180 and abs(width - depth) > EPS:
+        raise SettingError("{turn} {value}: the table is not square, so only 0 or 180 keeps its long side in place",
+                           value=turn)
+
+
+def known_units(scale: str, scan_units: str | None, gltf: bool) -> float | None:
+    """mm per scan unit when the scan's units are known: given (`--scale true`), or metres in glTF (its spec);
+    None otherwise."""
+    if scale == "true":
+        units = scan_units or ("m" if gltf else "mm")
+        if units not in MM_PER_UNIT:
+            raise SettingError("{scan_units} '{units}': use mm, cm, in or m", units=units)
+        return MM_PER_UNIT[units]
+    return MM_PER_UNIT["m"] if gltf else None
+
+
+def size_tolerance(scale: str, table: tuple[float, float] | None, gltf: bool) -> float | None:
+    """How far a table top's size may be from the table's (`scan_planes.choose_table`): a given table with units
+    given is trusted (a mismatch is said as a warning, `scale_factor`)."""
+    if scale == "true":
+        return SIZE_TOLERANCE if table is None else None
+    return GLTF_SIZE_TOLERANCE if gltf else None
+
+
+def find_table(scan: Path, mesh: trimesh.Trimesh, samples: np.ndarray, table: tuple[float, float] | None,
+               mm_per_unit: float | None, tolerance_of_size: float | None, plane_tolerance: float, gltf: bool,
+               rng: np.random.Generator) -> tuple[TableChoice, float, list]:
+    """Step 1: the table top and which table it is, the plane tolerance in scan units, and warnings."""
+    tolerance = plane_tolerance * scan_size(samples)
+    up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])
+    tops = horizontal_planes(mesh, samples, tolerance, up, rng)
+    tables = {"given": table} if table is not None else STANDARD_TABLES
+    choice = choose_table(scan, tops, tables, mm_per_unit, tolerance_of_size)
+    warnings = []
+    if table is None:
+        fit = f"its shape within {choice.shape_error:.1%}" + (
+            f", its size within {choice.size_error:.1%}" if choice.size_error is not None else "")
+        alike = [name for name, size in STANDARD_TABLES.items() if name != choice.name and mm_per_unit is None
+                 and abs(max(size) / min(size) / (max(choice.size) / min(choice.size)) - 1) < 1e-9]
+        warnings.append(Message("no {table} given: took the standard {name} table ({fit})" + (
+            "; {alike} has the same shape and the scan's units are unknown: give {table} if it is that one"
+            if alike else ""), name=choice.name, fit=fit, alike=" or ".join(alike)))
+    return choice, tolerance, warnings
 
 
 def tilt_deg(plane: Plane, gltf: bool) -> float:
     """The angle between the table's normal and the file's own up axis (y for glTF, z otherwise)."""
     up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])
     return math.degrees(math.acos(float(np.clip(plane.normal @ up, -1.0, 1.0))))
-
-
-def table_region(mesh: trimesh.Trimesh, samples: np.ndarray, levelled: np.ndarray, tolerance: float) -> np.ndarray:
-    """Step 2a: the table top's points (levelled x, y): the plane's inliers among the surface samples (even by area)
-    and the mesh vertices (exact edges), in the largest connected region."""
-    sample_xyz = trimesh.transform_points(samples, levelled)
-    vertex_xyz = trimesh.transform_points(mesh.vertices, levelled)
-    on_plane_samples = np.abs(sample_xyz[:, 2]) <= tolerance
-    on_plane_vertices = np.abs(vertex_xyz[:, 2]) <= tolerance
-    xy_samples = sample_xyz[on_plane_samples, :2]
-    spacing = float(np.median(cKDTree(xy_samples).query(xy_samples, k=2)[0][:, 1]))
-    xy = np.vstack([xy_samples, vertex_xyz[on_plane_vertices, :2]])
-    weights = np.concatenate([np.ones(len(xy_samples)), np.zeros(int(on_plane_vertices.sum()))])
-    return xy[largest_region(xy, weights, max(2.0 * spacing, tolerance))]
 
 
 def square_up(region: np.ndarray, table: tuple[float, float], turn: int) -> tuple[float, tuple[float, float], list]:
@@ -324,7 +259,7 @@ def write_scan_scene(output: Path, terrain: trimesh.Trimesh, table: tuple[float,
 
 def import_scan(
     scan: Path | str,
-    table: tuple[float, float],
+    table: tuple[float, float] | None,
     output: Path | str,
     *,
     scale: str = "auto",
@@ -334,11 +269,11 @@ def import_scan(
     seed: int = 0,
     overwrite: bool = False,
 ) -> ScanImport:
-    """Level, find, scale and crop the table in `scan`; write `terrain.ply` and `scene.yaml` into `output`.
+    """Find, level, scale and crop the table in `scan`; write `terrain.ply` and `scene.yaml` into `output`.
 
-    `table` is (width, depth) in mm; `scale` is `auto` or `true` (then `scan_units`: mm, cm, in or m; default m
-    for glTF, mm otherwise); `turn` adds quarter turns (0, 90, 180, 270) about the table's centre, since a scan
-    does not say which edge is the first player's.
+    `table` is (width, depth) in mm, or None to take the standard size the scan fits; `scale` is `auto` or `true`
+    (then `scan_units`: mm, cm, in or m; default m for glTF, mm otherwise); `turn` adds quarter turns (0, 90,
+    180, 270) about the table's centre, since a scan does not say which edge is the first player's.
     """
     scan, output = Path(scan), Path(output)
     check_settings(table, scale, turn, plane_tolerance)
@@ -346,10 +281,12 @@ def import_scan(
     mesh = load_scan(scan)
     rng = np.random.default_rng(seed)
     samples, _ = trimesh.sample.sample_surface(mesh, SAMPLES, seed=rng)
-    plane, tolerance = table_plane(scan, samples, plane_tolerance, rng)
-    levelled = level_transform(plane)
     gltf = scan.suffix.lower() in GLTF_SUFFIXES
-    region = table_region(mesh, samples, levelled, tolerance)
+    choice, tolerance, found_warnings = find_table(scan, mesh, samples, table, known_units(scale, scan_units, gltf),
+                                                   size_tolerance(scale, table, gltf), plane_tolerance, gltf, rng)
+    table = choice.size
+    check_turn(table, turn)
+    plane, levelled, region = choice.top.plane, choice.top.levelled, choice.top.region
     yaw, found, warnings = square_up(region, table, turn)
     factor, scale_warnings = scale_factor(found, table, scale, scan_units, gltf)
     transform = placement(region, levelled, yaw, factor)
@@ -373,7 +310,11 @@ def import_scan(
         faces_dropped=dropped,
         table_normal_in_scan=tuple(float(v) for v in plane.normal),
         transform=transform,
-        warnings=tuple(warnings + scale_warnings),
+        table=(float(table[0]), float(table[1])),
+        table_choice=choice.name,
+        fit={"shape_error": round(choice.shape_error, 6),
+             "size_error": None if choice.size_error is None else round(choice.size_error, 6)},
+        warnings=tuple(found_warnings + warnings + scale_warnings),
     )
 
 
