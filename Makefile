@@ -43,7 +43,7 @@ setup: system-deps $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,serve,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,serve,scan,dev]'
 	@touch $(STAMP)
 
 system-deps:

@@ -259,3 +259,50 @@ def test_a_scan_where_nothing_fits_the_table_is_refused_with_what_was_found(game
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     assert "no table found" in result.stderr and "rectangle" in result.stderr and "--table" in result.stderr
     assert not (tmp_path / "out" / "scene.yaml").exists()
+
+
+def write_usdz(path, mesh: trimesh.Trimesh, up: str = "Y", metres_per_unit: float = 1.0):
+    """`mesh` as a USDZ package (one mesh prim, placed by a translation as apps place their nodes)."""
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdUtils
+
+    layer = path.with_suffix(".usdc")
+    stage = Usd.Stage.CreateNew(str(layer))
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y if up == "Y" else UsdGeom.Tokens.z)
+    UsdGeom.SetStageMetersPerUnit(stage, metres_per_unit)
+    prim = UsdGeom.Mesh.Define(stage, "/scan/mesh")
+    prim.CreatePointsAttr([Gf.Vec3f(*p) for p in (mesh.vertices - [0.25, 0.0, 0.0]).tolist()])
+    prim.CreateFaceVertexCountsAttr([3] * len(mesh.faces))
+    prim.CreateFaceVertexIndicesAttr(mesh.faces.ravel().tolist())
+    UsdGeom.Xformable(prim).AddTranslateOp().Set(Gf.Vec3d(0.25, 0.0, 0.0))
+    stage.GetRootLayer().Save()
+    assert UsdUtils.CreateNewUsdzPackage(Sdf.AssetPath(str(layer)), str(path))
+    return path
+
+
+def test_a_usdz_scan_is_read_with_its_stated_axes_and_units(tmp_path, run_cli):
+    """The game in progress as a phone app exports USDZ: y up, metres (stated by the stage)."""
+    scan = game_in_progress(np.random.default_rng(5))
+    scan.apply_transform(Z_UP_TO_Y_UP @ scan_transform(23.0, tilt_deg=2.0, scale=0.001))
+    usdz = write_usdz(tmp_path / "game.usdz", scan)
+    result = run_cli("import-scan", usdz, "-o", tmp_path / "out", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["table_choice"] == "48x48in" and report["scale"] == pytest.approx(1000.0, rel=0.01)
+    assert report["tilt_deg"] == pytest.approx(2.0, abs=0.5) and report["fit"]["size_error"] < 0.01
+    true_scale = run_cli("import-scan", usdz, "--table", "48inx48in", "--scale", "true", "-o", tmp_path / "true",
+                         "--json")
+    assert true_scale.exit_code == 0 and json.loads(true_scale.stdout)["scale"] == 1000.0
+
+
+def test_a_usd_file_with_no_mesh_is_refused(tmp_path, run_cli):
+    from pxr import Usd, UsdGeom
+
+    empty = tmp_path / "empty.usda"
+    stage = Usd.Stage.CreateNew(str(empty))
+    UsdGeom.Xform.Define(stage, "/nothing")
+    stage.GetRootLayer().Save()
+    broken = tmp_path / "broken.usda"
+    broken.write_text("#usda 1.0\n( this is not usd", encoding="utf-8")
+    for path, words in ((empty, "holds no mesh"), (broken, "not a USD file")):
+        result = run_cli("import-scan", path, "-o", tmp_path / f"out-{path.stem}")
+        assert result.exit_code == 2 and words in result.stderr and "Traceback" not in result.stderr, result.stderr

@@ -43,7 +43,7 @@ OUTSIDE_LAYERS = {"lofkit": "the public API", "lofkit.__main__": "`python -m lof
 """Modules above every layer: they may import any layer, and no layered module may import them."""
 
 HEAVY = ("pyvista", "vtk", "vtkmodules", "matplotlib", "trame", "cv2", "dask", "distributed", "playwright",
-         "fastapi", "nicegui", "uvicorn", "lofkit.testing")
+         "fastapi", "nicegui", "uvicorn", "pxr", "lofkit.testing")
 """What `import lofkit` must not import: the optional extras, and the test references."""
 
 

@@ -1,4 +1,7 @@
-"""`lofkit import-scan`: a 3D scan of a table (GLB/GLTF/OBJ/PLY/STL/OFF mesh) becomes a terrain mesh and a scene.
+"""`lofkit import-scan`: a 3D scan of a table (GLB/GLTF/USDZ/OBJ/PLY/STL/OFF mesh) becomes a terrain mesh and a scene.
+
+The file says what it can: glTF is y up and in metres (its spec); a USD stage states its up axis and metres per
+unit; OBJ, PLY, STL and OFF are taken as z up, in units unknown (`ScanFrame`).
 
 Steps, each a function below:
 1. **Find the table top** (`scan_planes`): the scan's horizontal planes, one after another (RANSAC on points
@@ -42,6 +45,7 @@ from lofkit.exchange.scan_planes import (
     rectangle,
     scan_size,
 )
+from lofkit.exchange.usd import USD_SUFFIXES, UsdScan, read_usd
 from lofkit.geometry.terrain import MESH_SUFFIXES, MeshFileError, load_mesh_file
 from lofkit.units import EPS, MM_PER_UNIT
 
@@ -54,6 +58,27 @@ RECTANGULAR_SHARE = 0.8
 """A table top found that fills less of its bounding rectangle than this is worth a warning."""
 GLTF_SUFFIXES = (".glb", ".gltf")
 """glTF is y up and in metres (glTF 2.0); other scans are taken as z up."""
+SCAN_SUFFIXES = MESH_SUFFIXES + USD_SUFFIXES
+
+
+@dataclass(frozen=True)
+class ScanFrame:
+    """What a scan file says of itself: its up axis, and mm per unit when it states its units (else None)."""
+
+    up: np.ndarray
+    mm_per_unit: float | None
+    units: str
+    """The units it is read in by default (for messages): m, the stage's units, or mm."""
+
+
+def frame_of(path: Path, usd: UsdScan | None) -> ScanFrame:
+    """glTF: y up, metres; a USD stage: as it states; anything else: z up, units unknown (mm by default)."""
+    if usd is not None:
+        up = np.array([0.0, 0.0, 1.0] if usd.up == "z" else [0.0, 1.0, 0.0])
+        return ScanFrame(up, 1000.0 * usd.metres_per_unit, f"the stage's units ({usd.metres_per_unit:g} m)")
+    if path.suffix.lower() in GLTF_SUFFIXES:
+        return ScanFrame(np.array([0.0, 1.0, 0.0]), MM_PER_UNIT["m"], "m")
+    return ScanFrame(np.array([0.0, 0.0, 1.0]), None, "mm")
 
 
 @dataclass(frozen=True)
@@ -99,21 +124,23 @@ class ScanImport:
         }
 
 
-def load_scan(path: Path) -> trimesh.Trimesh:
-    """The scan as one triangle mesh in its own units and axes (a glTF scene's nodes are placed and merged)."""
-    if path.suffix.lower() not in MESH_SUFFIXES:
-        raise LofkitError(f"{path}: not a scan mesh; use one of {', '.join(MESH_SUFFIXES)}")
+def load_scan(path: Path) -> tuple[trimesh.Trimesh, ScanFrame]:
+    """The scan as one triangle mesh in its own units and axes (a glTF scene's nodes, a USD stage's meshes, placed
+    and merged), and what the file says of its frame."""
+    if path.suffix.lower() not in SCAN_SUFFIXES:
+        raise LofkitError(f"{path}: not a scan mesh; use one of {', '.join(SCAN_SUFFIXES)}")
     if not path.is_file():
         raise LofkitError(f"{path}: file not found")
+    usd = read_usd(path) if path.suffix.lower() in USD_SUFFIXES else None
     try:
-        mesh = load_mesh_file(path, units="mm", up_axis="z")  # as the file has it: no turn, no scale
+        mesh = usd.mesh if usd is not None else load_mesh_file(path, units="mm", up_axis="z")  # no turn, no scale
     except MeshFileError as exc:
-        raise LofkitError(f"{exc}; import-scan needs a triangle mesh: export the scan as GLB, OBJ, PLY or STL (a "
-                          "point cloud must be meshed first, e.g. by Poisson reconstruction in MeshLab)") from None
+        raise LofkitError(f"{exc}; import-scan needs a triangle mesh: export the scan as GLB, USDZ, OBJ, PLY or STL "
+                          "(a point cloud must be meshed first, e.g. by Poisson reconstruction in MeshLab)") from None
     mesh.remove_unreferenced_vertices()
     if mesh.area <= 0 or not np.isfinite(mesh.vertices).all():
         raise LofkitError(f"{path}: the mesh has no area or holds non-finite coordinates")
-    return mesh
+    return mesh, frame_of(path, usd)
 
 
 def _rotation_z(degrees: float) -> np.ndarray:
@@ -142,31 +169,31 @@ def check_turn(table: tuple[float, float], turn: int) -> None:
                            value=turn)
 
 
-def known_units(scale: str, scan_units: str | None, gltf: bool) -> float | None:
-    """mm per scan unit when the scan's units are known: given (`--scale true`), or metres in glTF (its spec);
-    None otherwise."""
-    if scale == "true":
-        units = scan_units or ("m" if gltf else "mm")
-        if units not in MM_PER_UNIT:
-            raise SettingError("{scan_units} '{units}': use mm, cm, in or m", units=units)
-        return MM_PER_UNIT[units]
-    return MM_PER_UNIT["m"] if gltf else None
+def known_units(scale: str, scan_units: str | None, frame: ScanFrame) -> float | None:
+    """mm per scan unit when the scan's units are known: given (`--scale true`), or stated by the file (glTF is in
+    metres, a USD stage says); None otherwise."""
+    if scale != "true":
+        return frame.mm_per_unit
+    if scan_units is None:
+        return frame.mm_per_unit or MM_PER_UNIT["mm"]
+    if scan_units not in MM_PER_UNIT:
+        raise SettingError("{scan_units} '{units}': use mm, cm, in or m", units=scan_units)
+    return MM_PER_UNIT[scan_units]
 
 
-def size_tolerance(scale: str, table: tuple[float, float] | None, gltf: bool) -> float | None:
+def size_tolerance(scale: str, table: tuple[float, float] | None, frame: ScanFrame) -> float | None:
     """How far a table top's size may be from the table's (`scan_planes.choose_table`): a given table with units
     given is trusted (a mismatch is said as a warning, `scale_factor`)."""
     if scale == "true":
         return SIZE_TOLERANCE if table is None else None
-    return GLTF_SIZE_TOLERANCE if gltf else None
+    return GLTF_SIZE_TOLERANCE if frame.mm_per_unit is not None else None
 
 
 def find_table(scan: Path, mesh: trimesh.Trimesh, samples: np.ndarray, table: tuple[float, float] | None,
-               mm_per_unit: float | None, tolerance_of_size: float | None, plane_tolerance: float, gltf: bool,
+               mm_per_unit: float | None, tolerance_of_size: float | None, plane_tolerance: float, up: np.ndarray,
                rng: np.random.Generator) -> tuple[TableChoice, float, list]:
     """Step 1: the table top and which table it is, the plane tolerance in scan units, and warnings."""
     tolerance = plane_tolerance * scan_size(samples)
-    up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])
     tops = horizontal_planes(mesh, samples, tolerance, up, rng)
     tables = {"given": table} if table is not None else STANDARD_TABLES
     choice = choose_table(scan, tops, tables, mm_per_unit, tolerance_of_size)
@@ -182,9 +209,8 @@ def find_table(scan: Path, mesh: trimesh.Trimesh, samples: np.ndarray, table: tu
     return choice, tolerance, warnings
 
 
-def tilt_deg(plane: Plane, gltf: bool) -> float:
-    """The angle between the table's normal and the file's own up axis (y for glTF, z otherwise)."""
-    up = np.array([0.0, 1.0, 0.0] if gltf else [0.0, 0.0, 1.0])
+def tilt_deg(plane: Plane, up: np.ndarray) -> float:
+    """The angle between the table's normal and the file's own up axis."""
     return math.degrees(math.acos(float(np.clip(plane.normal @ up, -1.0, 1.0))))
 
 
@@ -208,7 +234,7 @@ def square_up(region: np.ndarray, table: tuple[float, float], turn: int) -> tupl
 
 
 def scale_factor(found: tuple[float, float], table: tuple[float, float], scale: str, scan_units: str | None,
-                 gltf: bool) -> tuple[float, list]:
+                 frame: ScanFrame) -> tuple[float, list]:
     """Step 3: mm per scan unit, fitted to the table (`auto`) or from the scan's units (`true`); and warnings."""
     width, depth = table
     warnings = []
@@ -220,10 +246,7 @@ def scale_factor(found: tuple[float, float], table: tuple[float, float], scale: 
                             f"given table ({width:g} x {depth:g} mm): side ratios {ratios[0]:.4g} and "
                             f"{ratios[1]:.4g}; scaled by their mean")
         return factor, warnings
-    units = scan_units or ("m" if gltf else "mm")
-    if units not in MM_PER_UNIT:
-        raise SettingError("{scan_units} '{units}': use mm, cm, in or m", units=units)
-    factor = MM_PER_UNIT[units]
+    factor, units = known_units(scale, scan_units, frame), scan_units or frame.units
     size = (found[0] * factor, found[1] * factor)
     if abs(size[0] / width - 1) > ASPECT_TOLERANCE or abs(size[1] / depth - 1) > ASPECT_TOLERANCE:
         warnings.append(Message("read in {units}, the table found is {w:.1f} x {d:.1f} mm, the given table "
@@ -278,23 +301,22 @@ def import_scan(
     scan, output = Path(scan), Path(output)
     check_settings(table, scale, turn, plane_tolerance)
     check_output_folder(output, OUTPUT_NAMES, overwrite, inputs=[scan])
-    mesh = load_scan(scan)
+    mesh, frame = load_scan(scan)
     rng = np.random.default_rng(seed)
     samples, _ = trimesh.sample.sample_surface(mesh, SAMPLES, seed=rng)
-    gltf = scan.suffix.lower() in GLTF_SUFFIXES
-    choice, tolerance, found_warnings = find_table(scan, mesh, samples, table, known_units(scale, scan_units, gltf),
-                                                   size_tolerance(scale, table, gltf), plane_tolerance, gltf, rng)
+    choice, tolerance, found_warnings = find_table(scan, mesh, samples, table, known_units(scale, scan_units, frame),
+                                                   size_tolerance(scale, table, frame), plane_tolerance, frame.up, rng)
     table = choice.size
     check_turn(table, turn)
     plane, levelled, region = choice.top.plane, choice.top.levelled, choice.top.region
     yaw, found, warnings = square_up(region, table, turn)
-    factor, scale_warnings = scale_factor(found, table, scale, scan_units, gltf)
+    factor, scale_warnings = scale_factor(found, table, scale, scan_units, frame)
     transform = placement(region, levelled, yaw, factor)
     terrain, dropped = crop_to_table(mesh, transform, *table, tolerance * factor)
     if len(terrain.faces) == 0:
         raise LofkitError(f"{scan}: nothing stands on the table: all {len(mesh.faces)} faces are the table top or "
                           "lie outside the table")
-    tilt = tilt_deg(plane, gltf)
+    tilt = tilt_deg(plane, frame.up)
     comment = (f"imported by `lofkit import-scan` from {scan.name}: levelled by {tilt:.2f} degrees, scaled by "
                f"{factor:.6g}, {len(terrain.faces)} faces kept")
     mesh_path, scene_path = write_scan_scene(output, terrain, table, comment, overwrite)

@@ -5,19 +5,19 @@ terrain roofs (flat, higher). So the table top is not the largest plane but the 
 1. **Planes** (`horizontal_planes`): RANSAC (thousands of 3-point hypotheses scored at once, in numpy) on points
    sampled evenly over the surface, refined by least squares (SVD) on its inliers; then its inliers are set aside
    and the next plane is looked for, `MAX_PLANES` times. A plane within `HORIZONTAL_DEG` of the file's up axis (y
-   for glTF, z otherwise) is horizontal, its normal turned up.
+   for glTF, as a USD stage states, z otherwise) is horizontal, its normal turned up.
 2. **Each plane's top** (`table_region`, `rectangle`): its inliers' largest connected region and that region's
    minimum-area rectangle; and what stands on it: of the surface over that rectangle, off the plane and near it,
    the share above it (a table carries its terrain; a roof has only its own walls below it).
 3. **The table** (`choose_table`): a plane fits a table when its rectangle has the table's shape (long side over
-   short side within `SHAPE_TOLERANCE`), at least `MIN_STANDING` of what is over it stands on it, and its size
+   short side within `SHAPE_TOLERANCE`), at least `MIN_STANDING` of what is near it stands on it, and its size is
    within a tolerance where the units are known: `SIZE_TOLERANCE` when a standard size is sought in a scan whose
-   units are given (`--scale true`), `GLTF_SIZE_TOLERANCE` in a glTF scan (metres by its spec, but a scan is
-   rough). A terrain roof with a miniature on it can have the table's shape: in a scan of unknown units only its
-   height tells it from the table, so crop such a scan or give it in glTF. Of the planes that fit, the
-   highest is the table top (a floor fits too, and lies below it). With several tables to choose from (no
-   `--table`: the standard sizes), the one it fits best; in a scan whose units are known (glTF is in metres) size
-   decides first, then shape.
+   units are given (`--scale true`), `GLTF_SIZE_TOLERANCE` in a scan whose file states its units (glTF is in
+   metres by its spec, a USD stage says; a scan is rough). Of the planes that fit, the highest is the table top
+   (a floor fits too, and lies below it). With several tables to choose from (no `--table`: the standard sizes),
+   the one it fits best: size first where the units are known, then shape. A terrain roof with a miniature on it
+   can have a square table's shape: in a scan of unknown units only its size would tell it from the table, so
+   crop such a scan or give it as glTF or USDZ.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ SHAPE_TOLERANCE = 0.05
 SIZE_TOLERANCE = 0.10
 """With units given, a rectangle is a table's size when each side is within this share of the table's."""
 GLTF_SIZE_TOLERANCE = 0.30
-"""In a glTF scan (metres), a rectangle is a table's size when each side is within this share of the table's."""
+"""In a scan whose file states its units, a rectangle is a table's size when each side is within this share of the
+table's."""
 MIN_STANDING = 0.25
 """Of the surface over a plane's rectangle, off the plane and near it (`STANDING_BAND`), at least this share stands
 on it for it to be a table top: a table carries its terrain, a roof has nothing but its own walls, below it."""
