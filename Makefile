@@ -31,7 +31,7 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow"
 
-# The README's pictures of the workbench, taken by its Playwright test (tests/test_workbench_page.py).
+# The workbench pictures in the README and docs, taken by its Playwright test (tests/test_workbench_page.py).
 screenshots: setup
 	LOFKIT_SCREENSHOTS=docs/images $(BIN)/python -m pytest tests/test_workbench_page.py -k "tap_two"
 

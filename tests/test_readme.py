@@ -1,10 +1,10 @@
-"""README.md's examples run as written.
+"""The examples of README.md and of the pages in docs/ run as written.
 
 Every ```python block runs (with the repository as the working folder). Every ```console block runs its `$ lofkit`
 commands in order, in a scratch folder where `examples/` is the repository's and the files a reader is assumed to
 have are made first (see `reader_folder`), and each must exit 0, or with the status a following `$ echo $?` shows.
-What the README prints under a command must be what the command prints (stdout and stderr, as a terminal shows
-them): line by line, where a line `...` stands for any number of lines, and as data where the README shows JSON.
+What a page prints under a command must be what the command prints (stdout and stderr, as a terminal shows
+them): line by line, where a line `...` stands for any number of lines, and as data where the page shows JSON.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from click.testing import CliRunner
 from lofkit.cli import cli
 from tests.helpers import REPO, scene_data, trooper, write_scene
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+"""The user's documentation: the README and the pages it links to."""
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 HOME = "~/"
 """Commands may name files in the reader's home folder; the test gives them one inside the scratch folder."""
@@ -39,12 +40,13 @@ importers' walkthroughs make."""
 @dataclass
 class Command:
     argv: list[str]
-    shown: list[str]  # the lines the README prints under it
+    shown: list[str]  # the lines the page prints under it
     status: int = 0
 
 
 def _blocks(language: str) -> list[str]:
-    return [body for lang, body in FENCE.findall(README) if lang == language]
+    return [body for page in PAGES for lang, body in FENCE.findall(page.read_text(encoding="utf-8"))
+            if lang == language]
 
 
 def _commands(block: str) -> list[Command]:
@@ -115,7 +117,7 @@ def test_the_readme_has_examples_of_both_kinds():
 @pytest.mark.parametrize("code", _blocks("python"), ids=lambda code: code.splitlines()[0][:40])
 def test_python_examples_run(code, monkeypatch):
     monkeypatch.chdir(REPO)
-    exec(compile(code, "README.md", "exec"), {"__name__": "__readme__"})
+    exec(compile(code, "documentation example", "exec"), {"__name__": "__readme__"})
 
 
 @pytest.mark.slow
@@ -129,4 +131,4 @@ def test_console_examples_run_and_print_what_the_readme_shows(block, reader_fold
         where = f"$ {shlex.join(command.argv)}\n{result.output}"
         assert result.exit_code == command.status, where
         if command.shown:
-            assert _same_output(command.shown, result.output), where + "\nREADME shows:\n" + "\n".join(command.shown)
+            assert _same_output(command.shown, result.output), where + "\nthe page shows:\n" + "\n".join(command.shown)

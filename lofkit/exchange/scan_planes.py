@@ -159,10 +159,10 @@ def scan_size(points: np.ndarray) -> float:
     return float(np.linalg.norm(high - low))
 
 
-def table_region(mesh: trimesh.Trimesh, samples: np.ndarray, levelled: np.ndarray, tolerance: float) -> np.ndarray:
-    """Step 2a: the table top's points (levelled x, y): the plane's inliers among the surface samples (even by area)
-    and the mesh vertices (exact edges), in the largest connected region."""
-    sample_xyz = trimesh.transform_points(samples, levelled)
+def table_region(mesh: trimesh.Trimesh, sample_xyz: np.ndarray, levelled: np.ndarray, tolerance: float
+                 ) -> np.ndarray:
+    """Step 2a: the table top's points (levelled x, y): the plane's inliers among the surface samples (even by area;
+    `sample_xyz`, levelled) and the mesh vertices (exact edges), in the largest connected region."""
     vertex_xyz = trimesh.transform_points(mesh.vertices, levelled)
     on_plane_samples = np.abs(sample_xyz[:, 2]) <= tolerance
     on_plane_vertices = np.abs(vertex_xyz[:, 2]) <= tolerance
@@ -234,15 +234,14 @@ def horizontal_planes(mesh: trimesh.Trimesh, samples: np.ndarray, tolerance: flo
 def _top(mesh: trimesh.Trimesh, samples: np.ndarray, plane: Plane, tolerance: float, up: np.ndarray
          ) -> TopCandidate:
     levelled = level_transform(plane)
-    region = table_region(mesh, samples, levelled, tolerance)
+    xyz = trimesh.transform_points(samples, levelled)
+    region = table_region(mesh, xyz, levelled, tolerance)
     _, side_a, side_b = rectangle(region)
     outline = shapely.minimum_rotated_rectangle(shapely.MultiPoint(region).convex_hull)
-    xyz = trimesh.transform_points(samples, levelled)
     over = shapely.contains_xy(outline, xyz[:, 0], xyz[:, 1])
     near = over & (np.abs(xyz[:, 2]) <= STANDING_BAND * min(side_a, side_b))
     above, below = int((near & (xyz[:, 2] > tolerance)).sum()), int((near & (xyz[:, 2] < -tolerance)).sum())
-    on_plane = np.abs(samples @ plane.normal + plane.offset) <= tolerance
-    height = float(np.median(samples[on_plane] @ up))
+    height = float(np.median(samples[np.abs(xyz[:, 2]) <= tolerance] @ up))
     return TopCandidate(plane, levelled, region, (max(side_a, side_b), min(side_a, side_b)), height,
                         above / (above + below) if above + below else 0.0)
 

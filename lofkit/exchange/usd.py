@@ -28,10 +28,8 @@ class UsdScan:
 def read_usd(path: Path) -> UsdScan:
     """Every `UsdGeom.Mesh` of the stage at `path`, placed (its local-to-world transform) and triangulated: a
     polygon of n corners becomes the n - 2 triangles of a fan (scanners write flat, convex faces)."""
-    try:
-        from pxr import Tf, Usd, UsdGeom
-    except ImportError:
-        raise LofkitError(f"{path}: reading USD needs Pixar's reader: pip install usd-core") from None
+    from pxr import Tf, Usd, UsdGeom  # the `scan` extra; a missing one is named by the CLI (OPTIONAL_EXTRAS)
+
     try:
         stage = Usd.Stage.Open(str(path))
     except Tf.ErrorException as exc:

@@ -189,12 +189,15 @@ def _contact_problems(world, add) -> None:
     for i, j in zip(a[touching].tolist(), b[touching].tolist()):
         if v.neutral[i]:
             i, j = j, i  # report under the trooper that was deployed
-        kind = "marker" if v.marker[j] else "model"
-        relation = "neutral" if v.neutral[j] else "friendly" if v.allied(i, j) else "enemy"
         gap = float(base_distance(v, i, j))
-        add(i, "base_contact", f"in base contact with {relation} {kind} '{v.ids[j]}' (bases {gap:.2f} mm apart, "
-            f"contact is <= {tolerance:g} mm)", other=v.ids[j], distance_mm=reported(gap),
-            tolerance_mm=reported(tolerance))
+        add(i, "base_contact", f"in base contact with {named_contact(v, i, j)} (bases {gap:.2f} mm apart, contact is <= "
+            f"{tolerance:g} mm)", other=v.ids[j], distance_mm=reported(gap), tolerance_mm=reported(tolerance))
+
+
+def named_contact(volumes, i: int, j: int) -> str:
+    """Trooper j as trooper i's message names a contact with it: "enemy model 'red-1'", "friendly marker 'camo'"."""
+    relation = "neutral" if volumes.neutral[j] else "friendly" if volumes.allied(i, j) else "enemy"
+    return f"{relation} {'marker' if volumes.marker[j] else 'model'} '{volumes.ids[j]}'"
 
 
 def _support_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:

@@ -44,7 +44,7 @@ import shapely
 from lofkit.errors import LofkitError
 from lofkit.geometry.support import base_fit, surface_under
 from lofkit.geometry.volumes import base_volumes
-from lofkit.rules.deployment import contact_forbidden, side_zone, signed_clearance, zone_outside
+from lofkit.rules.deployment import contact_forbidden, named_contact, side_zone, signed_clearance, zone_outside
 from lofkit.rules.measure import base_contact
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH, reported
@@ -279,14 +279,11 @@ def _outcomes(world, element_id: str, at, rolls, distance: float) -> list[Disper
     ]
 
 
-def _why(world, element: int, reason: str, touched: np.ndarray) -> str:
+def _why(world, element: int, reason: str, touching: np.ndarray) -> str:
     """REASON_TEXT's sentence for `reason`, naming whom a `contact` landing touches ("enemy model 'red-2'")."""
     if reason != "contact":
         return REASON_TEXT[reason]
-    v = world.troopers
-    named = [f"{'neutral' if v.neutral[j] else 'friendly' if v.allied(element, j) else 'enemy'} "
-             f"{'marker' if v.marker[j] else 'model'} '{v.ids[j]}'" for j in touched]
-    return f"{REASON_TEXT[reason]} {', '.join(named)}"
+    return f"{REASON_TEXT[reason]} {', '.join(named_contact(world.troopers, element, j) for j in touching)}"
 
 
 def disperse(world, element_id: str, at, roll: int, distance: float = DISPERSION_DISTANCE) -> DispersionResult:
