@@ -124,7 +124,8 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
     def on_table(value: float, radius: float, length: float) -> float:
         return min(max(round(value, 1), math.ceil(radius * 10) / 10), math.floor((length - radius) * 10) / 10)
 
-    troopers = [{"id": f"base-{k + 1}", "side": "unknown", "silhouette": silhouette_for_base(base.diameter_mm),
+    troopers = [{"id": f"base-{k + 1}", "side": "unknown", "proposed": True,
+                 "silhouette": silhouette_for_base(base.diameter_mm),
                  "position": [on_table(base.position[0], base.diameter_mm / 2, width),
                               on_table(base.position[1], base.diameter_mm / 2, depth)]}
                 for k, base in enumerate(bases)]
@@ -133,8 +134,8 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
 
 STUB_COMMENT = """Made by `lofkit photo {photo}`: the table, with the rectified photo as its texture.
 The troopers base-1 ... are PROPOSALS, one per round base found in the photo (silhouette guessed from the base:
-{guesses}): give each its real id, side, silhouette and facing, and delete the
-ones that are not troopers. Add the terrain."""
+{guesses}): give each its real id, side, silhouette and facing, remove `proposed`, and
+delete the ones that are not troopers. Add the terrain."""
 
 
 def stub_comment(photo_name: str) -> str:

@@ -119,6 +119,7 @@ class World:
         self.warnings.extend(_table_edge_warnings(scene, self.pieces))
         self.warnings.extend(_facing_warnings(scene))
         self.warnings.extend(_overlap_warnings(self.troopers))
+        self.warnings.extend(_proposal_notices(scene))
         self.warnings.extend(_below_table_warnings(self.troopers))
         for trooper, piece_ids in scenery_overlaps(self).items():
             self.warnings.append(
@@ -205,6 +206,16 @@ def _facing_warnings(scene: Scene) -> list[Problem]:
         Problem(f"troopers[{i}]", f"'{t.id}' has no `facing` or `facing_towards`; assuming 0 degrees (facing +x)")
         for i, t in enumerate(scene.troopers)
         if t.facing is None and t.facing_towards is None and not t.marker
+    ]
+
+
+def _proposal_notices(scene: Scene) -> list[Problem]:
+    """A trooper found in a scan or photo (`proposed: true`) rules as placed until confirmed, with this notice."""
+    return [
+        Problem(f"troopers[{i}].proposed", f"'{t.id}' was found in a scan or photo and is not confirmed: ruled as "
+                "placed; check its side, silhouette and facing, then remove `proposed`")
+        for i, t in enumerate(scene.troopers)
+        if t.proposed
     ]
 
 

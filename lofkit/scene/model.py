@@ -246,6 +246,8 @@ class Trooper(_Model):
     facing: Angle | None = None
     facing_towards: str | Point2 | None = None
     state: tuple[TrooperState, ...] = ()
+    proposed: Flag = False
+    """Found in a scan or photo and not yet confirmed: it rules as placed, with a notice."""
 
     @field_validator("silhouette")
     @classmethod
