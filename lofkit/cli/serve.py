@@ -3,6 +3,9 @@
 "With no argument it opens an empty 48" x 48" table. A photo map folder is what `lofkit photo` wrote (its
 `scene.yaml` and `table.png`); a `.json` Tabletop Simulator save (it has `ObjectStates`) is imported as `lofkit
 import-tts` would (`--mesh-cache` as there), a scene written in JSON opens as any scene.
+A 3D scan (`SCAN_SUFFIXES`: .glb, .obj, .ply, .usdz, ...) is imported as `lofkit import-scan` would with no table
+size, into the folder `<stem>-lofkit` beside it (`scan_folder`), and its scene opened from there; a scan imported
+before opens its earlier import. Troopers found in a scan or photo open as proposals (`proposed: true`).
 When ready it prints exactly one line `lofkit workbench: http://HOST:PORT/...` on stdout, then opens a browser
 unless `--no-browser`. Ctrl-C stops it cleanly. Binds 127.0.0.1 by default. `--share` binds all interfaces for a
 phone on the same network, and then every request needs the random token printed in that URL."
@@ -12,7 +15,9 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import secrets
+import shutil
 import socket
 import tempfile
 import threading
@@ -20,9 +25,10 @@ import webbrowser
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from lofkit.cli.common import err, naming, prepare_parts, warn
-from lofkit.cli.imports import TTS_FLAGS, import_tts_command
+from lofkit.cli.imports import SCAN_FLAGS, TTS_FLAGS, import_tts_command
 from lofkit.errors import LofkitError, SceneError
 from lofkit.exchange.messages import render
 from lofkit.scene.loading import load_scene, scene_from_data
@@ -43,6 +49,11 @@ MESH_CACHE_HELP = next(option.help for option in import_tts_command.params if op
 """`--mesh-cache` means what it means to `lofkit import-tts`."""
 
 
+SCAN_FOLDER = "{stem}-lofkit"
+"""The folder beside a scan that `serve SCAN` imports it into (`game.glb` -> `game-lofkit/`) and reopens."""
+SERVE_SCAN_FLAGS = {setting: f"`lofkit import-scan {flag}`" for setting, flag in SCAN_FLAGS.items()}
+"""How the importer's messages name its settings when `serve` imports: `serve` has none of them, import-scan does."""
+
 RECONNECT_SECONDS = 30.0
 """How long an open page waits for the server after losing it before reloading itself (NiceGUI's default is 3 s): a
 busy server or a phone on weak Wi-Fi would otherwise reload the page and lose what the user was doing."""
@@ -50,17 +61,22 @@ busy server or a phone on weak Wi-Fi would otherwise reload the page and lose wh
 
 def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]:
     """The scene to open and the working folder its saves go to: a scene file (saves beside it), the folder
-    `lofkit photo` wrote, a Tabletop Simulator save (a `.json` with `ObjectStates`, imported; saves beside it), or,
-    with no `source`, an empty 48" x 48" table (saves in the current folder)."""
+    `lofkit photo` wrote, a Tabletop Simulator save (a `.json` with `ObjectStates`, imported; saves beside it), a
+    3D scan (imported into `scan_folder`, or opened from there when imported before; saves there), or, with no
+    `source`, an empty 48" x 48" table (saves in the current folder)."""
     path = Path(source) if source is not None else None
     is_save = path is not None and path.suffix.lower() == ".json" and is_tts_save(path)
+    scan = path is not None and is_scan(path)
     if mesh_cache is not None and not is_save:
         raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open"
-                          + (f"; {source} is a scene, so leave --mesh-cache out" if path is not None else ""))
+                          + (f"; {source} is a {'scan' if scan else 'scene'}, so leave --mesh-cache out"
+                             if path is not None else ""))
     if path is None:
         return scene_from_data({"lofkit": 1}), Path.cwd()  # the default table is 48" x 48"
     if is_save:
         return imported_save(path, mesh_cache), path.resolve().parent
+    if scan:
+        path = imported_scan(path)
     if path.is_dir():
         path = path / "scene.yaml"
         if not path.is_file():
@@ -103,6 +119,65 @@ def imported_save(save: Path, mesh_cache: str | None) -> Scene:
             raise SceneError(save, exc.problems) from None
     warn(str(save), import_notes(result.to_dict()))
     return scene
+
+
+def is_scan(path: Path) -> bool:
+    """Whether `path` names a 3D scan (`lofkit import-scan`'s suffixes) rather than a scene or a folder."""
+    from lofkit.exchange.scan import SCAN_SUFFIXES
+
+    return path.suffix.lower() in SCAN_SUFFIXES and not path.is_dir()
+
+
+def scan_folder(scan: Path) -> Path:
+    """Where `serve SCAN` imports a scan: `SCAN_FOLDER` beside it.
+
+    >>> scan_folder(Path("/games/game.glb")).as_posix()
+    '/games/game-lofkit'
+    """
+    return scan.parent / SCAN_FOLDER.format(stem=scan.stem)
+
+
+def imported_scan(scan: Path) -> Path:
+    """The scene file of `scan` imported as `lofkit import-scan SCAN -o FOLDER` would (the standard table size it
+    fits), into `scan_folder(scan)`; the import's warnings on stderr. When that folder already holds a scene.yaml
+    (an earlier import, perhaps edited and saved since) it is opened instead, and that is said. Nothing of the
+    user's is ever replaced: the import is written into a scratch folder beside the scan and renamed into place only
+    when whole, and a folder holding other files is refused."""
+    from lofkit.exchange.scan import import_scan
+
+    folder = scan_folder(scan)
+    scene = folder / "scene.yaml"
+    if not scan.is_file():
+        raise LofkitError(f"{scan}: file not found")
+    if scene.is_file():
+        err.print(f"{escape(str(scan))}: opening its earlier import {escape(str(scene))} (move or remove "
+                  f"{escape(str(folder))} to import the scan again)", highlight=False)
+        if scan.stat().st_mtime > scene.stat().st_mtime:
+            warn(str(scan), [f"the scan changed after {scene} was written; move or remove {folder} to import it "
+                             "again"])
+        return scene
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        what = "is a file" if not folder.is_dir() else (
+            f"holds other files ({', '.join(sorted(p.name for p in folder.iterdir())[:5])}) and no scene.yaml")
+        raise LofkitError(f"{scan}: lofkit serve imports a scan into {folder}, which {what}; move it away, or import "
+                          f"the scan yourself (`lofkit import-scan {scan} -o FOLDER`) and serve FOLDER")
+    try:
+        scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=scan.parent))
+    except OSError as exc:
+        raise LofkitError(f"{scan}: cannot import it into {folder} ({exc.strerror or exc}); import it yourself "
+                          f"(`lofkit import-scan {scan} -o FOLDER`) and serve FOLDER") from None
+    try:
+        with naming(SERVE_SCAN_FLAGS, str):
+            result = import_scan(scan, None, scratch / "import")
+        try:
+            os.rename(scratch / "import", folder)  # whole or not at all; over an empty folder only
+        except OSError as exc:
+            raise LofkitError(f"{scan}: cannot write {folder} ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    warn(str(scan), [render(warning, SERVE_SCAN_FLAGS) for warning in result.warnings])
+    err.print(f"{escape(str(scan))}: imported into {escape(str(folder))}", highlight=False)
+    return folder / Path(result.scene).name
 
 
 def import_notes(document: dict) -> list[str]:
@@ -174,7 +249,7 @@ def announce_when_listening(url: str, open_browser: bool) -> None:
 
 
 @click.command()
-@click.argument("scene", required=False, metavar="[SCENE.yaml | PHOTO-MAP-DIR | SAVE.json]")
+@click.argument("scene", required=False, metavar="[SCENE.yaml | PHOTO-MAP-DIR | SAVE.json | SCAN]")
 @click.option("--host", help=f"Where to listen [default: {LOCAL_HOST}, this computer only; {SHARED_HOST} with "
                              "--share].")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="The port to listen on.")
@@ -192,7 +267,9 @@ def announce_when_listening(url: str, open_browser: bool) -> None:
 def serve(scene: str | None, host: str | None, port: int, share: bool, mesh_cache: str | None,
           catalogs: tuple[str, ...], no_browser: bool, journal_choice: str | None) -> None:
     """Open SCENE in the workbench: the table from above in a browser page; drag troopers, tap two for the verdict.
-    Every change is journaled beside the scene until it is saved or the workbench stops cleanly."""
+    Every change is journaled beside the scene until it is saved or the workbench stops cleanly. A 3D scan (.glb,
+    .obj, .ply, .usdz, ...) is imported as `lofkit import-scan` would into <stem>-lofkit/ beside it, or reopened
+    from there."""
     from lofkit.scene.catalog import bundled_catalogs, load_catalogs
 
     catalog = load_catalogs([Path(c) for c in catalogs] or bundled_catalogs())

@@ -13,6 +13,8 @@ verdict panel, and forms to change the table.
   Terrain tab: place a catalogue piece or a box with a tap, trace a footprint tap by tap and give its height; tap
   a piece to select it, turn or delete it. AROs tab: draw the selected trooper's move tap by tap and see who may
   react along it.
+- Troopers found in a scan or photo and not confirmed: a notice, and one tap to confirm, correct or delete the
+  selected one (`proposals`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from urllib.parse import urlencode
 from fastapi.responses import FileResponse, Response
 from nicegui import app, background_tasks, run, ui
 
+from lofkit.workbench.proposals import Proposals
 from lofkit.workbench.session import Refused, Session, unused_id
 from lofkit.workbench.terrain_tools import TerrainTools
 from lofkit.workbench.topview import Marks, reactions_by_trooper, top_view, who_sees
@@ -85,6 +88,7 @@ class Workbench:
         self.rings_asked: tuple[str, int] | None = None
         ui.page_title("lofkit workbench")
         self._toolbar()
+        self.proposals = Proposals(self)
         with ui.row().classes("w-full no-wrap max-md:flex-wrap items-start"):
             with ui.column().classes("w-full max-w-[820px]"):
                 table = session.scene.table
@@ -93,6 +97,7 @@ class Workbench:
                     .classes("w-full").style("touch-action: pinch-zoom").props("data-view=top")
                 self.hint = ui.label(HINTS["select"]).classes("text-sm text-gray-600").props("data-hint")
             with ui.column().classes("w-full min-w-[300px] max-w-[440px]"):
+                self.proposals.panel()
                 self.verdict = ui.label("Tap a trooper, then another.").props('data-verdict=""').classes("text-base")
                 self.working = ui.label().classes("text-xs text-gray-500").props("data-working")
                 self.details = ui.label().classes("text-sm whitespace-pre-line")
@@ -188,6 +193,7 @@ class Workbench:
         self.version.text = f"version {self.session.version}"
         self.shown_version = self.session.version
         self.terrain.show(marks.piece)
+        self.proposals.show()
         if self.terrain_shown is not world.pieces:
             self.terrain_shown = world.pieces
             self.view.delete_objects(lambda thing: thing.name == "terrain")

@@ -40,8 +40,9 @@ from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
 from lofkit.workbench.journal import Journal
 
-TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker")
-"""What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`)."""
+TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker", "proposed")
+"""What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`); `proposed: false` confirms a trooper
+found in a scan or photo."""
 
 
 class Refused(LofkitError):
@@ -99,10 +100,17 @@ class Session:
         return self.world.scene
 
     def document(self) -> dict:
-        """The scene as a scene file would hold it (lengths in mm) and its version (`GET /api/scene`), read together:
-        the version always names the scene it comes with."""
+        """The scene as a scene file would hold it (lengths in mm), its version and its warnings (`GET /api/scene`),
+        read together: the version always names the scene it comes with. The warnings are `lofkit validate`'s
+        (`{"where", "message"}`): among them one notice per trooper still `proposed` (found in a scan or photo, not
+        confirmed), which rules as placed."""
         world, version = self._now
-        return {"scene": _data(world.scene), "version": version}
+        return {"scene": _data(world.scene), "version": version,
+                "warnings": [warning.to_dict() for warning in world.warnings]}
+
+    def proposed(self) -> list[str]:
+        """The troopers found in a scan or photo and not confirmed yet (`proposed: true`), in the scene's order."""
+        return [trooper.id for trooper in self.scene.troopers if trooper.proposed]
 
     # --- changes -------------------------------------------------------------------------------------------------
 

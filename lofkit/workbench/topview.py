@@ -5,7 +5,9 @@ What tests and the page rely on: each trooper's base circle carries `data-troope
 terrain footprint `data-piece="ID"` (id `piece-ID`); the selected trooper's front arc `data-arc`, the rings of
 `who_sees` `data-sees` ("to", "from", "both") with `data-of`, a ruling's witness line `data-witness` (the eye's
 owner) and what blocks it `data-blocker`, the reactions along a declared move `data-aro` (how: "lof" or "zoc"),
-the path itself `data-path`, and a footprint being traced `data-trace`.
+the path itself `data-path`, and a footprint being traced `data-trace`. A trooper found in a scan or photo and not
+confirmed (`proposed: true`) has a dashed outline, `data-proposed="true"` on its base circle and a "?" on it
+(`data-proposed-mark="ID"`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ SEES_COLOURS = {"to": "#e08a00", "from": "#15a34a", "both": "#7c3aed"}
 """Rings around the troopers with LoF to the selected one ("to"), from it ("from") or both."""
 MARK = "#e08a00"
 """What blocks a ruling, the selected terrain piece and the reactions to a declared move are outlined in this."""
+PROPOSED_DASH = "7 4"
+"""The dashes of a proposed trooper's outline (found in a scan or photo, not confirmed)."""
 TABLE_IMAGE_URL = "/workbench/table-image"
 """Where the page finds the table's picture (`table.image`), drawn under everything."""
 
@@ -94,9 +98,11 @@ def _terrain(world, depth: float, marks: Marks) -> list[str]:
 
 
 def _sides(world) -> list[str]:
-    """The sides in the order their colours go: the troopers' (neutral ones aside), then the zones'."""
-    v = world.troopers
-    troopers = [side for side, neutral in zip(v.sides, v.neutral) if side is not None and not neutral]
+    """The sides in the order their colours go: the troopers' (neutral ones aside; those of proposals last, so a
+    scan's `unknown` side takes no colour from a side placed), then the zones'."""
+    v, proposed = world.troopers, [trooper.proposed for trooper in world.scene.troopers]
+    troopers = [side for side, neutral, _ in sorted(zip(v.sides, v.neutral, proposed), key=lambda one: one[2])
+                if side is not None and not neutral]
     return list(dict.fromkeys(troopers + [zone.side for zone in world.scene.deployment_zones]))
 
 
@@ -124,6 +130,7 @@ def _troopers(world, depth: float, marks: Marks) -> list[str]:
     blockers = {b["id"] for b in marks.ruling["blockers"]} if marks.ruling else set()
     v = world.troopers
     sides = _sides(world)
+    proposed = {trooper.id for trooper in world.scene.troopers if trooper.proposed}
     parts = []
     for i, trooper_id in enumerate(v.ids):
         x, y, name = float(v.centre[i][0]), depth - float(v.centre[i][1]), _attr(trooper_id)
@@ -134,7 +141,8 @@ def _troopers(world, depth: float, marks: Marks) -> list[str]:
     for i, trooper_id in enumerate(v.ids):
         x, y, r, name = float(v.centre[i][0]), depth - float(v.centre[i][1]), float(v.radius[i]), _attr(trooper_id)
         colour = NEUTRAL_COLOUR if v.sides[i] is None or v.neutral[i] else side_colour(sides.index(v.sides[i]))
-        stroke = ' stroke="#111" stroke-width="3"' if trooper_id in marks.selected else ' stroke="#222" stroke-width="1"'
+        stroke = ' stroke="#111" stroke-width="3"' if trooper_id in marks.selected else \
+            ' stroke="#111" stroke-width="2"' if trooper_id in proposed else ' stroke="#222" stroke-width="1"'
         if trooper_id in blockers:
             stroke = f' data-blocker="{name}" stroke="{MARK}" stroke-width="4"'
         for ring, kinds, colours in ((4, marks.sees, SEES_COLOURS), (9, marks.reactions, {"lof": MARK, "zoc": MARK})):
@@ -148,8 +156,14 @@ def _troopers(world, depth: float, marks: Marks) -> list[str]:
         tip = (x + 1.4 * r * math.cos(turn), y - 1.4 * r * math.sin(turn))
         parts.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{tip[0]:.1f}" y2="{tip[1]:.1f}" stroke="#111" '
                      'stroke-width="2" pointer-events="none"/>')
+        if trooper_id in proposed:
+            stroke += f' stroke-dasharray="{PROPOSED_DASH}" data-proposed="true"'
         parts.append(f'<circle id="trooper-{name}" data-trooper="{name}" cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" '
                      f'fill="{colour}"{stroke} pointer-events="all" style="cursor: grab"/>')
+        if trooper_id in proposed:
+            parts.append(f'<text data-proposed-mark="{name}" x="{x:.1f}" y="{y:.1f}" font-size="{1.3 * r:.1f}" '
+                         'font-weight="bold" text-anchor="middle" dominant-baseline="central" fill="#fff" '
+                         'stroke="#111" stroke-width="2" paint-order="stroke" pointer-events="none">?</text>')
     return parts
 
 

@@ -1,7 +1,8 @@
 """The workbench's 3D view (NiceGUI's three.js scene, z up, table millimetres): the terrain as one glTF binary
 served by the workbench (`terrain_glb`), each trooper as its volume cylinder in its side's colour with a tick
 towards its facing; the selected troopers are lifted out by a ring on the table, and a ruling's witness is drawn
-from the eye to the seen square."""
+from the eye to the seen square. A trooper found in a scan or photo and not confirmed (`proposed`) is see-through,
+with a "?" over it (named `lofkit:proposed:ID`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ TERRAIN_URL = "/workbench/terrain.glb"
 """Where the page finds the terrain's glTF (`?v=` names the terrain, so a browser never shows a stale one)."""
 SECTIONS = 24
 """Sides of a trooper's cylinder."""
+PROPOSED_OPACITY = 0.35
+"""How see-through a proposed trooper's cylinder is (a marker's is 0.55, anyone else's solid)."""
+PROPOSED_LABEL = "font-weight: bold; font-size: 18px; color: #111; background: #fff8; padding: 0 4px; border-radius: 4px"
 
 
 def terrain_glb(world) -> bytes:
@@ -43,13 +47,17 @@ def draw_troopers(view, world, marks: Marks) -> None:
     """(Re)draw the troopers, the selection and a ruling's witness in `view` (a `ui.scene`)."""
     view.delete_objects(lambda thing: (thing.name or "").startswith("lofkit:"))
     v, sides = world.troopers, _sides(world)
+    proposed = {trooper.id for trooper in world.scene.troopers if trooper.proposed}
     with view:
         for i, trooper_id in enumerate(v.ids):
             x, y, z = float(v.centre[i][0]), float(v.centre[i][1]), float(v.z[i])
             r, h = float(v.radius[i]), float(v.height[i])
             colour = NEUTRAL_COLOUR if v.sides[i] is None or v.neutral[i] else side_colour(sides.index(v.sides[i]))
+            opacity = PROPOSED_OPACITY if trooper_id in proposed else 0.55 if v.marker[i] else 1.0
             view.cylinder(r, r, h, SECTIONS).move(x, y, z + h / 2).rotate(math.pi / 2, 0, 0).material(
-                colour, 0.55 if v.marker[i] else 1.0).with_name(f"lofkit:trooper:{trooper_id}")
+                colour, opacity).with_name(f"lofkit:trooper:{trooper_id}")
+            if trooper_id in proposed:
+                view.text("?", PROPOSED_LABEL).move(x, y, z + h + 8).with_name(f"lofkit:proposed:{trooper_id}")
             turn = math.radians(float(v.facing[i]))
             view.line([x, y, z + h + 0.5], [x + 1.6 * r * math.cos(turn), y + 1.6 * r * math.sin(turn), z + h + 0.5]
                       ).material("#111111").with_name(f"lofkit:facing:{trooper_id}")
