@@ -84,13 +84,13 @@ def test_report_replaces_an_earlier_report_only_with_force(scene, tmp_path, run_
 
 
 def test_an_import_never_replaces_its_own_input_even_with_force(tmp_path, run_cli):
-    """The scan lies in the output folder under the name the import writes (terrain.ply): --force would have
+    """The scan lies in the output folder under a name the import writes (piece-01.ply): --force would have
     replaced the scan with its own cropped copy."""
     import trimesh
 
     folder = tmp_path / "scan"
     folder.mkdir()
-    scan = folder / "terrain.ply"
+    scan = folder / "piece-01.ply"
     trimesh.load(REPO / "terrain_models" / "container.stl").export(scan)
     before = scan.read_bytes()
     refused = run_cli("import-scan", scan, "-o", folder, "--force")

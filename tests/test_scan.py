@@ -74,6 +74,11 @@ def _box_tops(mirrored=False) -> np.ndarray:
     return np.array(corners)
 
 
+def _all_vertices(scene) -> np.ndarray:
+    """Every vertex of every terrain piece of the scene file `scene`."""
+    return np.vstack([piece.mesh.vertices for piece in World.from_scene(load_scene(scene)).pieces])
+
+
 def _nearest(points, targets) -> np.ndarray:
     return np.linalg.norm(points[:, None, :] - targets[None, :, :], axis=2).min(axis=0)
 
@@ -99,16 +104,19 @@ def test_synthetic_scan_is_levelled_scaled_and_placed(scan_glb, tmp_path, run_cl
     assert math.degrees(math.acos(up[2])) < 0.5
     assert np.allclose(undone[:3, :3] / scale, np.eye(3), atol=math.radians(0.5))
     assert np.allclose(undone[:3, 3], 0, atol=2.0)
-    # the written scene: one mesh piece with the boxes where they stood, the table top and outside noise gone
+    # the written scene: a piece for each box, where it stood, the table top and outside noise gone
     world = World.from_scene(load_scene(tmp_path / "out" / "scene.yaml"))
     assert world.scene.table.width == pytest.approx(WIDTH) and world.scene.table.depth == pytest.approx(DEPTH)
-    (piece,) = world.pieces
-    vertices = piece.mesh.vertices
+    assert len(world.pieces) == len(BOXES) and report["holes"]["on_table"] == len(BOXES)
+    vertices = np.vstack([piece.mesh.vertices for piece in world.pieces])
     assert _nearest(vertices, _box_tops()).max() < 2.0
     inside = (vertices[:, 0] > -3) & (vertices[:, 0] < WIDTH + 3) & (vertices[:, 1] > -3) & (vertices[:, 1] < DEPTH + 3)
     assert inside.mean() > 0.9  # only faces whose centroid is over the table are kept
     assert report["faces_dropped"]["table_top"] == 2 * 48 * 36 + 3 * 2  # the grid and the boxes' bottoms
-    assert not (np.abs(piece.mesh.triangles[:, :, 2]) <= 1.0).all(axis=1).any()
+    # what lies on the table is each box's underside, closed again, and nothing of the table top
+    on_table = sum(piece.mesh.area_faces[(np.abs(piece.mesh.triangles[:, :, 2]) <= 1.0).all(axis=1)].sum()
+                   for piece in world.pieces)
+    assert on_table == pytest.approx(sum(w * d for _, _, w, d, _ in BOXES), rel=0.02)
 
 
 def test_long_side_follows_the_table_and_turn_flips_it(tmp_path, run_cli):
@@ -119,7 +127,7 @@ def test_long_side_follows_the_table_and_turn_flips_it(tmp_path, run_cli):
                          "--json")
         assert result.exit_code == 0, result.stderr
         assert json.loads(result.stdout)["table_found_mm"] == pytest.approx([WIDTH, DEPTH], rel=0.005)
-        vertices = World.from_scene(load_scene(tmp_path / turn / "scene.yaml")).pieces[0].mesh.vertices
+        vertices = _all_vertices(tmp_path / turn / "scene.yaml")
         assert _nearest(vertices, _box_tops(mirrored)).max() < 2.0
 
 
@@ -160,9 +168,17 @@ def test_bad_scans_fail_with_clear_messages(tmp_path, run_cli):
     cases = [(ball, "no table found"), (garbage, "garbage.ply"), (cloud, "no faces"),
              (tmp_path / "missing.glb", "file not found"), (tmp_path / "notes.txt", "not a scan mesh")]
     for scan, message in cases:
-        result = run_cli("import-scan", scan, "-o", tmp_path / f"out-{scan.stem}")
+        result = run_cli("import-scan", scan, "-o", tmp_path / f"out-{scan.stem}", "--table", "48inx48in")
         assert result.exit_code == 2 and message in result.stderr, (scan, result.stderr)
         assert "Traceback" not in result.stderr and not (tmp_path / f"out-{scan.stem}" / "scene.yaml").exists()
+
+
+def test_a_scan_in_unknown_units_needs_the_table_or_its_units(tmp_path, run_cli):
+    """An OBJ says no units, so its size cannot tell a 48" x 48" table from any other square one."""
+    scan = write_scan(tmp_path / "scan.obj", scan_transform(0.0, scale=0.1), seed=3)
+    result = run_cli("import-scan", scan, "-o", tmp_path / "out")
+    assert result.exit_code == 2 and "Traceback" not in result.stderr and not (tmp_path / "out").exists()
+    assert "does not say its units" in result.stderr and "--table" in result.stderr and "--scan-units" in result.stderr
 
 
 def test_refuses_a_folder_holding_other_files(scan_glb, tmp_path, run_cli):
@@ -236,7 +252,7 @@ def test_the_table_is_found_in_a_room_not_the_floor_nor_a_roof(game_scan, tmp_pa
     assert report["table_found_mm"] == pytest.approx([SQUARE, SQUARE], rel=0.01)
     assert report["scale"] == pytest.approx(1000.0, rel=0.01) and report["table_choice"] == "given"
     assert report["fit"]["shape_error"] < 0.01 and report["fit"]["size_error"] < 0.01
-    vertices = World.from_scene(load_scene(tmp_path / "out" / "scene.yaml")).pieces[0].mesh.vertices
+    vertices = _all_vertices(tmp_path / "out" / "scene.yaml")
     # the boxes stand where they stood, up to the quarter turns a square table cannot tell apart (`--turn`)
     centre = np.array([SQUARE / 2, SQUARE / 2, 0.0])
     turned = [(_box_tops() - centre) @ trimesh.transformations.rotation_matrix(k * math.pi / 2, [0, 0, 1])[:3, :3].T

@@ -6,7 +6,7 @@ levels it, finds the table top, scales it to the real table, crops the strays an
 scene.
 
 Run: python examples/imports/scan_walkthrough.py
-(writes out/imports/scan.glb, out/imports/scan/terrain.ply + scene.yaml, out/imports/scan_table.glb)
+(writes out/imports/scan.glb, out/imports/scan/piece-NN.ply + scene.yaml, out/imports/scan_table.glb)
 Same from the shell: lofkit import-scan out/imports/scan.glb --table 48inx36in -o out/imports/scan
 """
 
@@ -56,10 +56,10 @@ result = import_scan(OUT / "scan.glb", (WIDTH, DEPTH), OUT / "scan", overwrite=T
 print(f"levelled by {result.tilt_deg:.2f} degrees (the scanner tilted it by 7), scale {result.scale:.2f} "
       f"(the scanner shrank it by 1/{1 / 0.0011:.2f})")
 print(f"table found: {result.table_found_mm[0]:.1f} x {result.table_found_mm[1]:.1f} mm; kept {result.faces_kept} "
-      f"faces, dropped {result.faces_dropped}")
+      f"faces in {len(result.meshes)} pieces, dropped {result.faces_dropped}")
 
 world = lofkit.World.from_scene(lofkit.load_scene(result.scene))
-vertices = world.pieces[0].mesh.vertices
+vertices = np.vstack([piece.mesh.vertices for piece in world.pieces])
 for x, y, w, d, h in BUILDINGS:  # each building's top corners, found again in the imported terrain
     corners = np.array([(x + sx * w / 2, y + sy * d / 2, h) for sx in (-1, 1) for sy in (-1, 1)]) * INCH
     miss = np.linalg.norm(vertices[:, None, :] - corners[None], axis=2).min(axis=0).max()

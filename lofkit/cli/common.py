@@ -90,6 +90,16 @@ def report_import(source: str, result, flags: Mapping[str, str], as_json: bool) 
 
 
 @contextmanager
+def stages(task: str) -> Iterator[Callable[[str], None]]:
+    """A progress line on stderr for a long job told its stages one by one (`say(stage)`), with the time taken;
+    silent when stderr is not a terminal."""
+    columns = (TextColumn(f"{escape(task)}: {{task.description}}"), BarColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        job = bar.add_task("starting", total=None)
+        yield lambda stage: bar.update(job, description=escape(stage))
+
+
+@contextmanager
 def naming(flags: Mapping[str, str],
            folder_message: Callable[[OutputFolderError], str] | None = None) -> Iterator[None]:
     """Library errors raised inside, worded for the command line: settings named by their `flags`, and a refused

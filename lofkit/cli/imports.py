@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 from rich.markup import escape
 
@@ -18,6 +20,7 @@ from lofkit.cli.common import (
     report_import,
     scene_argument,
     scene_inputs,
+    stages,
     table_option,
 )
 from lofkit.exchange.messages import render
@@ -25,7 +28,7 @@ from lofkit.exchange.output import OutputFolderError
 from lofkit.exchange.scan import DEFAULT_PLANE_TOLERANCE, import_scan
 
 SCAN_FLAGS = {"scale": "--scale", "turn": "--turn", "plane_tolerance": "--plane-tolerance", "table": "--table",
-              "scan_units": "--scan-units", "overwrite": "--force"}
+              "scan_units": "--scan-units", "overwrite": "--force", "holes": "--holes"}
 TTS_FLAGS = {"mesh_cache": "--mesh-cache", "table_top": "--table-top", "overwrite": "--force"}
 EXPORT_FLAGS = {"parts": "--include", "overwrite": "--force"}
 """The flag of each importer's or exporter's setting that its messages name."""
@@ -45,7 +48,7 @@ def _scan_folder_message(exc: OutputFolderError) -> str:
 @click.option("--table", "table_text", help="The real table's size, WIDTHxDEPTH with units: 48inx48in, 48x36in, "
                                            "1200mmx900mm [default: the standard size the scan fits, said].")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
-              help="A new or empty folder for terrain.ply and scene.yaml.")
+              help="A new or empty folder for the terrain pieces (piece-01.ply, ...) and scene.yaml.")
 @click.option("--scale", type=click.Choice(["auto", "true"]), default="auto", show_default=True,
               help="auto: fit the table found to --table; true: keep the scan's own units (--scan-units).")
 @click.option("--scan-units", type=click.Choice(["mm", "cm", "in", "m"]),
@@ -54,15 +57,21 @@ def _scan_folder_message(exc: OutputFolderError) -> str:
               help="Quarter turns about the table's centre (a scan does not say which edge is the first player's).")
 @click.option("--plane-tolerance", type=float, default=DEFAULT_PLANE_TOLERANCE, show_default=True,
               help="How far from the table plane still counts as on it, as a share of the scan's size.")
+@click.option("--holes", "holes", type=click.Choice(["sound", "all"]), default="sound", show_default=True,
+              help="sound: close the scan's holes on the table, under miniatures and small ones, and name the large "
+                   "ones left open; all: close every hole (blocks wherever the scan is unsure, windows too).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random sampling (RANSAC).")
 @force_option
 @json_option
-def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane_tolerance, seed, force, as_json):
+def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane_tolerance, holes, seed, force,
+                        as_json):
     """Level a 3D scan of a table, find and scale the table, crop it, and write a terrain mesh and a scene."""
     with naming(SCAN_FLAGS, _scan_folder_message):
         table = parse_table_size(table_text) if table_text is not None else None
-        result = import_scan(scan, table, output, scale=scale, scan_units=scan_units, turn=int(turn),
-                             plane_tolerance=plane_tolerance, seed=seed, overwrite=force)
+        with stages(f"importing {Path(scan).name}") as say:
+            result = import_scan(scan, table, output, scale=scale, scan_units=scan_units, turn=int(turn),
+                                 plane_tolerance=plane_tolerance, seed=seed, overwrite=force,
+                                 holes_closed=holes, progress=say)
     if report_import(scan, result, SCAN_FLAGS, as_json):
         return
     w, d = result.table_found_mm
@@ -70,9 +79,26 @@ def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane
               f"({result.inlier_share:.0%} of the surface, shape off by {result.fit['shape_error']:.1%})",
               highlight=False)
     dropped = result.faces_dropped
-    out.print(f"kept {result.faces_kept:,} faces (dropped {dropped['table_top']:,} of the table top, "
-              f"{dropped['outside']:,} outside the table, {dropped['below']:,} below it)", highlight=False)
-    out.print(f"wrote {result.mesh} and {result.scene}", highlight=False)
+    out.print(f"kept {result.faces_kept:,} faces in {len(result.meshes)} pieces (dropped {dropped['table_top']:,} of the "
+              f"table top, {dropped['outside']:,} outside the table, {dropped['below']:,} below it, "
+              f"{dropped['miniatures']:,} of the miniatures)", highlight=False)
+    holes = result.holes
+    out.print(f"closed {holes.on_table} openings on the table, {holes.under_miniatures} under miniatures, "
+              f"{holes.small} small holes and {sum(holes.large.values())} large ones; "
+              f"{sum(holes.open.values())} large ones left open", highlight=False)
+    if result.troopers:
+        out.print(f"proposed {len(result.troopers)} troopers (side `unknown`, `proposed: true`): confirm them",
+                  highlight=False)
+        for proposal in result.troopers:
+            entry, base = proposal.entry, proposal.base
+            x, y = entry["position"]
+            guess = f"S{entry['silhouette']}" if "silhouette" in entry else f"{entry['base']:g} mm x {entry['height']:g}"
+            facing = f"facing {entry['facing']}°" if "facing" in entry else "no facing"
+            out.print(f"  {entry['id']}: ({x:.1f}, {y:.1f}) z {entry['z']:g}, {base.diameter:g} mm base, figure "
+                      f"{base.figure_height:.0f} mm: {guess} (a guess), {facing}", highlight=False)
+    else:
+        out.print("no miniatures found on the table", highlight=False)
+    out.print(f"wrote {len(result.meshes)} piece files and {result.scene}", highlight=False)
 
 
 @click.command("import-tts")

@@ -9,7 +9,7 @@ Steps, each a function below:
    of its inliers and that region's minimum-area rectangle) and what stands on it. The table top is the highest
    plane whose rectangle has the table's shape (and size, when the units are known) with the terrain standing on
    it, so a room's floor below the table, the table's legs and terrain roofs are passed over. Without a table
-   size, the standard sizes are tried (`STANDARD_TABLES`) and the one taken is said.
+   size, the standard sizes are tried (`STANDARD_TABLES`) when the scan states its units, and the one taken is said.
 2. **Level and square up** — the plane's normal is rotated to +z by the smallest turn, with the plane at z = 0
    (the tilt reported is the angle between that normal and the file's up axis: y for glTF, which is how phone
    scans arrive; z otherwise); the rectangle is turned about z (by the smallest angle, plus `turn` quarter turns)
@@ -19,11 +19,15 @@ Steps, each a function below:
 4. **Crop** — faces whose centroid lies outside the table rectangle or below the table top (by more than the
    plane tolerance) are dropped, and so is the table top itself (faces with every corner within the tolerance of
    z = 0): the terrain mesh is only what stands on the table, and the scene's z = 0 plane is the table top.
+5. **Miniatures** (`scan_heights`, `scan_bases`, `scan_troopers`) — round bases with a figure on them, on the
+   table or on terrain, become proposed troopers, and their models are cut out of the terrain.
+6. **Pieces** (`scan_pieces`) — each connected piece left is its own mesh file, closed where the scan is open.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +37,10 @@ import trimesh
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import Message, SettingError
-from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
+from lofkit.exchange.scan_bases import find_bases
+from lofkit.exchange.scan_heights import height_layers
+from lofkit.exchange.scan_output import check_scan_folder, write_scan_scene
+from lofkit.exchange.scan_pieces import Holes, close_holes, split_pieces
 from lofkit.exchange.scan_planes import (
     GLTF_SIZE_TOLERANCE,
     SIZE_TOLERANCE,
@@ -45,6 +52,7 @@ from lofkit.exchange.scan_planes import (
     rectangle,
     scan_size,
 )
+from lofkit.exchange.scan_troopers import Proposal, cut_out, propose
 from lofkit.exchange.usd import USD_SUFFIXES, UsdScan, read_usd
 from lofkit.geometry.terrain import MESH_SUFFIXES, MeshFileError, load_mesh_file
 from lofkit.units import EPS, MM_PER_UNIT
@@ -53,7 +61,12 @@ SAMPLES = 30_000
 ASPECT_TOLERANCE = 0.02
 DEFAULT_PLANE_TOLERANCE = 0.002
 """Plane tolerance as a share of the scan's size (the diagonal of its 1st-99th percentile box)."""
-OUTPUT_NAMES = ("terrain.ply", "scene.yaml")
+TABLE_NOISE = 0.5
+"""The least height (mm) over the table at which a surface is terrain, not the table top (`table_noise`)."""
+HEIGHT_STEP = 1.0
+"""The grid (mm) on which the scan is seen from above to find the bases (`scan_heights`)."""
+HEIGHT_LAYERS = 3
+"""Surfaces looked at under each cell: the top, and two under roofs, walkways or overhangs."""
 RECTANGULAR_SHARE = 0.8
 """A table top found that fills less of its bounding rectangle than this is worth a warning."""
 GLTF_SUFFIXES = (".glb", ".gltf")
@@ -86,7 +99,7 @@ class ScanImport:
     """What `import-scan` found and wrote; `to_dict()` is the CLI's JSON (lengths in mm)."""
 
     scene: str
-    mesh: str
+    meshes: tuple[str, ...]
     tilt_deg: float
     scale: float
     table_found: tuple[float, float]
@@ -102,12 +115,15 @@ class ScanImport:
     """"given", or the standard size taken (e.g. "48x48in")."""
     fit: dict = field(default_factory=dict)
     """How well the table top's rectangle fits the table: `shape_error`, and `size_error` when the units are known."""
+    troopers: tuple[Proposal, ...] = ()
+    """The troopers proposed for the miniatures found."""
+    holes: Holes = field(default_factory=Holes)
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
             "scene": self.scene,
-            "mesh": self.mesh,
+            "meshes": list(self.meshes),
             "tilt_deg": round(self.tilt_deg, 6),
             "scale": self.scale,
             "table_found": [round(v, 6) for v in self.table_found],
@@ -120,6 +136,8 @@ class ScanImport:
             "table_mm": [round(v, 6) for v in self.table],
             "table_choice": self.table_choice,
             "fit": self.fit,
+            "troopers": [proposal.to_dict() for proposal in self.troopers],
+            "holes": self.holes.to_dict(),
             "warnings": list(self.warnings),
         }
 
@@ -194,6 +212,10 @@ def find_table(scan: Path, mesh: trimesh.Trimesh, samples: np.ndarray, table: tu
                rng: np.random.Generator) -> tuple[TableChoice, float, list]:
     """Step 1: the table top and which table it is, the plane tolerance in scan units, and warnings."""
     tolerance = plane_tolerance * scan_size(samples)
+    if table is None and mm_per_unit is None:
+        raise SettingError("{path}: the scan does not say its units (OBJ, PLY, STL and OFF files do not), so its size "
+                           "cannot tell which table it is: give the table's size with {table}, or the scan's units "
+                           "with {scale} true {scan_units} mm (or cm, in, m)", path=scan)
     tops = horizontal_planes(mesh, samples, tolerance, up, rng)
     tables = {"given": table} if table is not None else STANDARD_TABLES
     choice = choose_table(scan, tops, tables, mm_per_unit, tolerance_of_size)
@@ -201,11 +223,8 @@ def find_table(scan: Path, mesh: trimesh.Trimesh, samples: np.ndarray, table: tu
     if table is None:
         fit = f"its shape within {choice.shape_error:.1%}" + (
             f", its size within {choice.size_error:.1%}" if choice.size_error is not None else "")
-        alike = [name for name, size in STANDARD_TABLES.items() if name != choice.name and mm_per_unit is None
-                 and abs(max(size) / min(size) / (max(choice.size) / min(choice.size)) - 1) < 1e-9]
-        warnings.append(Message("no {table} given: took the standard {name} table ({fit})" + (
-            "; {alike} has the same shape and the scan's units are unknown: give {table} if it is that one"
-            if alike else ""), name=choice.name, fit=fit, alike=" or ".join(alike)))
+        warnings.append(Message("no {table} given: took the standard {name} table ({fit})", name=choice.name,
+                                fit=fit))
     return choice, tolerance, warnings
 
 
@@ -263,23 +282,6 @@ def placement(region: np.ndarray, levelled: np.ndarray, yaw: float, factor: floa
     return trimesh.transformations.translation_matrix([-corner[0], -corner[1], 0.0]) @ turned @ levelled
 
 
-def write_scan_scene(output: Path, terrain: trimesh.Trimesh, table: tuple[float, float], comment: str,
-                     overwrite: bool) -> tuple[Path, Path]:
-    """The terrain mesh and a scene naming it, written into `output` (checked before); returns their paths."""
-    make_folder(output)
-    mesh_path, scene_path = output / OUTPUT_NAMES[0], output / OUTPUT_NAMES[1]
-    scene = {
-        "lofkit": 1,
-        "units": "mm",
-        "table": {"width": float(table[0]), "depth": float(table[1])},
-        "terrain": [{"id": "scan", "mesh": mesh_path.name, "mesh_units": "mm", "up_axis": "z"}],
-        "troopers": [],
-    }
-    terrain.export(str(mesh_path))  # the mesh first: the scene never names a mesh that is not there
-    write_scene_file(scene, scene_path, comment=comment, overwrite=overwrite)
-    return mesh_path, scene_path
-
-
 def import_scan(
     scan: Path | str,
     table: tuple[float, float] | None,
@@ -291,19 +293,30 @@ def import_scan(
     plane_tolerance: float = DEFAULT_PLANE_TOLERANCE,
     seed: int = 0,
     overwrite: bool = False,
+    holes_closed: str = "sound",
+    progress: Callable[[str], None] | None = None,
 ) -> ScanImport:
-    """Find, level, scale and crop the table in `scan`; write `terrain.ply` and `scene.yaml` into `output`.
+    """Find, level, scale and crop the table in `scan`, propose a trooper for every miniature on it, and write
+    each terrain piece (`piece-01.ply`, ...) and `scene.yaml` into `output`.
 
     `table` is (width, depth) in mm, or None to take the standard size the scan fits; `scale` is `auto` or `true`
     (then `scan_units`: mm, cm, in or m; default m for glTF, mm otherwise); `turn` adds quarter turns (0, 90,
     180, 270) about the table's centre, since a scan does not say which edge is the first player's.
+    `holes_closed`: "sound" closes the scan's holes where that is sound and leaves large ones open, named; "all"
+    closes every one (`scan_pieces`). `progress` is told each stage as it starts.
     """
     scan, output = Path(scan), Path(output)
+    say = progress or (lambda stage: None)
     check_settings(table, scale, turn, plane_tolerance)
-    check_output_folder(output, OUTPUT_NAMES, overwrite, inputs=[scan])
+    if holes_closed not in ("sound", "all"):
+        raise SettingError("{holes} '{value}': use sound (close the holes it is sound to close) or all",
+                           value=holes_closed)
+    check_scan_folder(output, overwrite, scan)
+    say("reading the scan")
     mesh, frame = load_scan(scan)
     rng = np.random.default_rng(seed)
     samples, _ = trimesh.sample.sample_surface(mesh, SAMPLES, seed=rng)
+    say("finding the table")
     choice, tolerance, found_warnings = find_table(scan, mesh, samples, table, known_units(scale, scan_units, frame),
                                                    size_tolerance(scale, table, frame), plane_tolerance, frame.up, rng)
     table = choice.size
@@ -312,23 +325,38 @@ def import_scan(
     yaw, found, warnings = square_up(region, table, turn)
     factor, scale_warnings = scale_factor(found, table, scale, scan_units, frame)
     transform = placement(region, levelled, yaw, factor)
-    terrain, dropped = crop_to_table(mesh, transform, *table, tolerance * factor)
-    if len(terrain.faces) == 0:
+    on_table, dropped = crop_to_table(mesh, transform, *table, tolerance * factor)
+    say("finding the miniatures")
+    bases = find_bases(height_layers(on_table, *table, HEIGHT_STEP, HEIGHT_LAYERS))
+    proposals, trooper_warnings = propose(bases, *table)
+    terrain, dropped["miniatures"] = cut_out(on_table, bases)
+    flat = table_noise(terrain, tolerance * factor)
+    terrain, dropped["table_top"] = drop_table_top(terrain, flat)
+    if len(terrain.faces) == 0 and not proposals:
         raise LofkitError(f"{scan}: nothing stands on the table: all {len(mesh.faces)} faces are the table top or "
                           "lie outside the table")
+    say("splitting the terrain into pieces")
+    pieces, dropped["crumbs"] = split_pieces(terrain, flat)
+    holes = Holes()
+    pieces = [close_holes(piece, f"scan-piece-{k + 1}", holes, flat, bases, close=holes_closed)
+              for k, piece in enumerate(pieces)]
     tilt = tilt_deg(plane, frame.up)
     comment = (f"imported by `lofkit import-scan` from {scan.name}: levelled by {tilt:.2f} degrees, scaled by "
-               f"{factor:.6g}, {len(terrain.faces)} faces kept")
-    mesh_path, scene_path = write_scan_scene(output, terrain, table, comment, overwrite)
+               f"{factor:.6g}, {len(terrain.faces)} faces kept in {len(pieces)} pieces"
+               + (f"; scan-1 ... scan-{len(proposals)} are PROPOSED troopers (miniatures found in the scan, "
+                  "silhouettes guessed from their height): give each its side and check its silhouette and facing, "
+                  "then remove `proposed`" if proposals else ""))
+    say("writing")
+    mesh_paths, scene_path = write_scan_scene(output, pieces, [p.entry for p in proposals], table, comment, overwrite)
     return ScanImport(
         scene=str(scene_path),
-        mesh=str(mesh_path),
+        meshes=tuple(str(path) for path in mesh_paths),
         tilt_deg=tilt,
         scale=float(factor),
         table_found=(float(found[0]), float(found[1])),
         table_found_mm=(float(found[0] * factor), float(found[1] * factor)),
         inlier_share=plane.inlier_share,
-        faces_kept=len(terrain.faces),
+        faces_kept=sum(len(piece.faces) for piece in pieces),
         faces_dropped=dropped,
         table_normal_in_scan=tuple(float(v) for v in plane.normal),
         transform=transform,
@@ -336,23 +364,50 @@ def import_scan(
         table_choice=choice.name,
         fit={"shape_error": round(choice.shape_error, 6),
              "size_error": None if choice.size_error is None else round(choice.size_error, 6)},
-        warnings=tuple(found_warnings + warnings + scale_warnings),
+        troopers=tuple(proposals),
+        holes=holes,
+        warnings=tuple(found_warnings + warnings + scale_warnings + trooper_warnings + holes.warnings()),
     )
 
 
 def crop_to_table(mesh: trimesh.Trimesh, transform: np.ndarray, width: float, depth: float,
                   tolerance: float) -> tuple[trimesh.Trimesh, dict]:
-    """The mesh in table mm with only what stands on the table: faces whose centroid lies over the table and not
-    below its top, except the table top itself (every corner within `tolerance` of z = 0)."""
+    """The mesh in table mm with only the table and what stands on it: faces whose centroid lies over the table and
+    not below its top (by more than `tolerance`)."""
     placed = mesh.copy()
     placed.apply_transform(transform)
     centroid = placed.triangles_center
     outside = ((centroid[:, 0] < -tolerance) | (centroid[:, 0] > width + tolerance)
                | (centroid[:, 1] < -tolerance) | (centroid[:, 1] > depth + tolerance))
     below = ~outside & (centroid[:, 2] < -tolerance)
-    table_top = ~outside & ~below & (np.abs(placed.vertices[placed.faces][:, :, 2]) <= tolerance).all(axis=1)
-    keep = ~(outside | below | table_top)
-    placed.update_faces(keep)
+    placed.update_faces(~(outside | below))
     placed.remove_unreferenced_vertices()
-    dropped = {"outside": int(outside.sum()), "below": int(below.sum()), "table_top": int(table_top.sum())}
-    return placed, dropped
+    return placed, {"outside": int(outside.sum()), "below": int(below.sum())}
+
+
+def table_noise(terrain: trimesh.Trimesh, tolerance: float) -> float:
+    """How far (mm) the table top's surface strays from z = 0: five robust standard deviations (from the median
+    absolute deviation) of the corners of the faces lying within the plane `tolerance`, weighted by the faces' area
+    (the table's wide faces outweigh the feet of walls), at least `TABLE_NOISE`, at most `tolerance`."""
+    corners = terrain.vertices[terrain.faces][:, :, 2]
+    flat = (np.abs(corners) <= tolerance).all(axis=1)
+    if not flat.any():
+        return TABLE_NOISE
+    z, weight = corners[flat].ravel(), np.repeat(terrain.area_faces[flat], 3)
+    spread = 1.4826 * _weighted_median(np.abs(z - _weighted_median(z, weight)), weight)
+    return float(min(tolerance, max(5.0 * spread, TABLE_NOISE)))
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
+
+
+def drop_table_top(terrain: trimesh.Trimesh, tolerance: float) -> tuple[trimesh.Trimesh, int]:
+    """`terrain` without the table top: faces with every corner within `tolerance` of z = 0."""
+    table_top = (np.abs(terrain.vertices[terrain.faces][:, :, 2]) <= tolerance).all(axis=1)
+    kept = terrain.copy()
+    kept.update_faces(~table_top)
+    kept.remove_unreferenced_vertices()
+    return kept, int(table_top.sum())

@@ -1,0 +1,177 @@
+"""A scan's terrain split into pieces, each closed where the scan left it open.
+
+Once the table top and the miniatures are gone, every connected surface left is one piece of terrain (its own
+mesh file), so inner parts, footprints, pictures and the workbench work piece by piece. Fragments smaller than
+`CRUMB` (a scan's specks, the tip of a rifle past its base) are dropped.
+
+A scan is open where the scanner saw nothing: under each piece (it stood on the table), where a miniature stood
+on a roof, in a corner no station reached. A hole is closed by capping its rim (triangulated in its best-fit
+plane) where that is sound: on the table (a piece's underside), under a miniature (the surface it stood on goes
+on under its base) and when it is small (`SMALL_HOLE`). A larger hole may be a surface the scan missed or a window
+the scan looked through, and a cap across a window blocks sight the table has; so large holes are left open and
+named, unless the user asks for every hole closed (`close="all"`, blocking wherever the scan is unsure).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mapbox_earcut
+import numpy as np
+import trimesh
+
+from lofkit.exchange.messages import Message
+from lofkit.exchange.scan_bases import FoundBase
+
+CRUMB = 10.0
+"""Pieces whose bounding box is smaller than this (mm) on its longest side, whose surface is smaller than a square
+of this side, or that rise less than this over the table, are dropped: specks, the tip of a rifle past its base,
+the table's own edge; and so are pieces of fewer than 4 faces (the fewest a closed solid has): stray triangles."""
+SMALL_HOLE = 40.0
+"""A hole whose rim is at most this long (mm; about 12 mm across) is small: a speck the scan missed; a window is
+larger."""
+UNDER_REACH = 15.0
+"""How far (mm) past a base's edge the hole it leaves may reach (the scan's faces are that coarse at most)."""
+UNDER_HEIGHT = 3.0
+"""How far (mm) from a base's underside the rim of the hole it leaves may lie."""
+
+
+@dataclass
+class Holes:
+    """The holes found in the pieces and what was done with them (`close_holes`)."""
+
+    on_table: int = 0
+    under_miniatures: int = 0
+    small: int = 0
+    large: dict[str, int] = field(default_factory=dict)
+    """Piece id -> large holes capped in it (`--holes all`)."""
+    open: dict[str, int] = field(default_factory=dict)
+    """Piece id -> large holes left open in it."""
+    stray_edges: int = 0
+    """Boundary edges on no closed loop (where the scan's faces disagree on their winding), left open."""
+
+    def to_dict(self) -> dict:
+        return {"on_table": self.on_table, "under_miniatures": self.under_miniatures, "small": self.small,
+                "large_closed": dict(self.large), "large_open": dict(self.open), "edges_left_open": self.stray_edges}
+
+    def warnings(self) -> list[str | Message]:
+        said = []
+        if self.large:
+            said.append(f"{sum(self.large.values())} large holes were closed, so that sight cannot pass where the "
+                        f"scan saw no surface ({_most(self.large)}): a window or a door the scan did not see through is "
+                        "closed too; look at these pieces in a picture (`lofkit render`)")
+        if self.open:
+            said.append(Message("{count} large holes were left open ({most}): a scan cannot tell a surface it missed "
+                                "from a window or a door, and sight passes through them; look at these pieces in a "
+                                "picture (`lofkit render`), or close them all with {holes} all",
+                                count=sum(self.open.values()), most=_most(self.open)))
+        if self.stray_edges:
+            said.append(f"{self.stray_edges} edges of the scan's holes could not be closed (its faces disagree on "
+                        "their winding there); sight may pass through them")
+        return said
+
+
+def _most(counts: dict[str, int]) -> str:
+    most = sorted(counts.items(), key=lambda item: -item[1])
+    return "most in " + ", ".join(f"{piece} ({count})" for piece, count in most[:5]) + (", ..." if len(most) > 5
+                                                                                       else "")
+
+
+def split_pieces(terrain: trimesh.Trimesh, table: float) -> tuple[list[trimesh.Trimesh], int]:
+    """The connected pieces of `terrain` that stand above the table (higher than `table` mm: not the table's
+    edge), largest first; and how many crumbs and remnants of the table were dropped."""
+    if len(terrain.faces) == 0:
+        return [], 0
+    welded = terrain.copy()
+    welded.merge_vertices()
+    parts = welded.split(only_watertight=False, repair=False)
+    kept = [p for p in parts if len(p.faces) >= 4 and float(np.ptp(p.vertices, axis=0).max()) >= CRUMB
+            and p.area >= CRUMB**2 and p.bounds[1, 2] > table + CRUMB]
+    kept.sort(key=lambda p: -len(p.faces))
+    return kept, len(parts) - len(kept)
+
+
+def _cap(points: np.ndarray) -> np.ndarray | None:
+    """Triangles (indices into `points`) closing the loop `points` (n, 3), triangulated in its best-fit plane."""
+    centred = points - points.mean(axis=0)
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    flat = centred @ axes[:2].T
+    triangles = mapbox_earcut.triangulate_float64(np.ascontiguousarray(flat), np.array([len(points)], dtype=np.uint32))
+    if len(triangles) == 0:
+        return None
+    return np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+
+
+def boundary_loops(faces: np.ndarray) -> tuple[list[np.ndarray], int]:
+    """The closed loops (vertex indices, in order) of the edges only one face has, and how many of those edges no
+    loop could take (where neighbouring faces disagree on their winding). Each edge runs as its face winds it, so
+    at a vertex where two holes touch, the walk still closes every loop."""
+    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    key = np.sort(directed, axis=1)
+    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    edges = directed[counts[inverse.ravel()] == 1]
+    outgoing: dict[int, list[int]] = {}
+    for index, start in enumerate(edges[:, 0].tolist()):
+        outgoing.setdefault(start, []).append(index)
+    used = np.zeros(len(edges), dtype=bool)
+    loops, stray = [], 0
+    for first in range(len(edges)):
+        if used[first]:
+            continue
+        path, edge = [], first
+        while edge is not None and not used[edge]:
+            used[edge] = True
+            path.append(edge)
+            end = int(edges[edge, 1])
+            if end == edges[first, 0]:
+                break
+            edge = next((e for e in outgoing.get(end, ()) if not used[e]), None)
+        if edges[path[-1], 1] == edges[first, 0] and len(path) >= 3:
+            loops.append(edges[path, 0])
+        else:
+            stray += len(path)
+    return loops, stray
+
+
+def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, stands: list[FoundBase],
+                close: str = "sound") -> trimesh.Trimesh:
+    """`piece` with its boundary loops capped (module docstring), each counted into `holes`: on the table (every
+    point within twice `table`, the table top's noise, of z = 0), under a miniature (around one of `stands`, at
+    its underside's height), small (`SMALL_HOLE`) or large. `close`: "sound" caps all but the large ones, "all"
+    caps every one."""
+    loops, stray = boundary_loops(piece.faces)
+    holes.stray_edges += stray
+    caps = []
+    for loop in loops:
+        points = piece.vertices[loop]
+        rim = float(np.linalg.norm(points - np.roll(points, 1, axis=0), axis=1).sum())
+        if np.abs(points[:, 2]).max() <= 2 * table:
+            kind = "on_table"
+        elif any(_under(points, base) for base in stands):
+            kind = "under_miniatures"
+        elif rim <= SMALL_HOLE:
+            kind = "small"
+        else:
+            kind = "large"
+        if kind == "large" and close != "all":
+            holes.open[name] = holes.open.get(name, 0) + 1
+            continue
+        triangles = _cap(points)
+        if triangles is None:
+            holes.stray_edges += len(loop)
+            continue
+        caps.append(loop[triangles])
+        if kind == "large":
+            holes.large[name] = holes.large.get(name, 0) + 1
+        else:
+            setattr(holes, kind, getattr(holes, kind) + 1)
+    if not caps:
+        return piece
+    return trimesh.Trimesh(piece.vertices, np.vstack([piece.faces, *caps]), process=False)
+
+
+def _under(points: np.ndarray, base: FoundBase) -> bool:
+    """Whether a loop rims the hole a miniature's base left in what it stood on: around the base (within
+    `UNDER_REACH` of its edge) and at its underside's height."""
+    reach = np.hypot(points[:, 0] - base.centre[0], points[:, 1] - base.centre[1]).max()
+    return bool(reach <= base.diameter / 2 + UNDER_REACH and np.abs(points[:, 2] - base.z).max() <= UNDER_HEIGHT)

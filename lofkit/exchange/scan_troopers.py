@@ -1,0 +1,95 @@
+"""Miniatures in a scan become proposed troopers, cut out of the terrain.
+
+Each base found (`scan_bases`) is proposed as a trooper `scan-N` with `side: unknown` and `proposed: true`: its
+base's centre, diameter and underside (`z`), a silhouette guessed from its figure's height (among the silhouettes
+with that base; a base no silhouette has keeps its own diameter and the figure's height), and a facing when the
+figure is asymmetric enough to say so. The figure and its base are then cut out of the terrain mesh, so that the
+model blocks only as the trooper's cylinder does, like every trooper.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+
+from lofkit.exchange.scan_bases import FoundBase
+from lofkit.scene.silhouettes import SILHOUETTES
+
+CUT_MARGIN = 1.0
+"""How far (mm) past the base's edge the cut reaches: a scan's noise, and the rim's bevel."""
+CUT_FLOOR = 0.5
+"""How far (mm) over the base's underside the cut starts: the surface it stands on stays."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A trooper proposed for a base found in a scan: its scene entry and what was measured."""
+
+    entry: dict
+    base: FoundBase
+
+    def to_dict(self) -> dict:
+        """The JSON of `import-scan --json`: the entry's fields plus what the guess rests on."""
+        return {**self.entry, "found": {"diameter": self.base.diameter, "figure_height": round(self.base.figure_height,
+                                                                                              1),
+                                        "rim_seen": round(self.base.rim_share, 3),
+                                        "roundness_mm": round(self.base.roundness, 3)}}
+
+
+def guess_silhouette(diameter: float, figure_height: float) -> int | None:
+    """The silhouette with this base whose height is nearest the figure's (None: no silhouette has this base).
+
+    >>> guess_silhouette(25, 41.0), guess_silhouette(40, 50.1), guess_silhouette(55, 60), guess_silhouette(32, 40)
+    (2, 6, 7, None)
+    """
+    same_base = [s for s, (base, _) in SILHOUETTES.items() if base == diameter]
+    if not same_base:
+        return None
+    return min(same_base, key=lambda s: (abs(SILHOUETTES[s][1] - figure_height), s))
+
+
+def propose(bases: list[FoundBase], width: float, depth: float) -> tuple[list[Proposal], list[str]]:
+    """A proposed trooper for every base, numbered from the table's (0, 0) corner; and warnings."""
+    proposals, symmetric = [], []
+    ordered = sorted(bases, key=lambda b: (round(b.centre[1] / 50.0), b.centre[0]))
+    for k, base in enumerate(ordered):
+        radius = base.diameter / 2
+        x = min(max(round(base.centre[0], 1), math.ceil(radius * 10) / 10), math.floor((width - radius) * 10) / 10)
+        y = min(max(round(base.centre[1], 1), math.ceil(radius * 10) / 10), math.floor((depth - radius) * 10) / 10)
+        entry: dict = {"id": f"scan-{k + 1}", "side": "unknown", "proposed": True}
+        silhouette = guess_silhouette(base.diameter, base.figure_height)
+        if silhouette is not None:
+            entry["silhouette"] = silhouette
+        else:
+            entry.update(base=base.diameter, height=round(base.figure_height, 1))
+        entry.update(position=[x, y], z=round(base.z, 1))
+        if base.facing is not None:
+            entry["facing"] = round(base.facing)
+        else:
+            symmetric.append(entry["id"])
+        proposals.append(Proposal(entry, base))
+    warnings = []
+    if symmetric:
+        warnings.append(f"no facing proposed for {', '.join(symmetric)}: the figure looks alike from every side; "
+                        "give each its facing")
+    return proposals, warnings
+
+
+def cut_out(terrain: trimesh.Trimesh, bases: list[FoundBase]) -> tuple[trimesh.Trimesh, int]:
+    """`terrain` without the faces of each miniature (centroid within the base's radius + `CUT_MARGIN`, from
+    `CUT_FLOOR` over its underside to 2 mm over its figure); and how many faces were cut."""
+    if not bases or len(terrain.faces) == 0:
+        return terrain, 0
+    centroid = terrain.triangles_center
+    cut = np.zeros(len(centroid), dtype=bool)
+    for base in bases:
+        near = np.hypot(centroid[:, 0] - base.centre[0], centroid[:, 1] - base.centre[1]) <= base.diameter / 2 \
+            + CUT_MARGIN
+        cut |= near & (centroid[:, 2] > base.z + CUT_FLOOR) & (centroid[:, 2] < base.z + base.figure_height + 2.0)
+    kept = terrain.copy()
+    kept.update_faces(~cut)
+    kept.remove_unreferenced_vertices()
+    return kept, int(cut.sum())

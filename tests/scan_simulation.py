@@ -1,0 +1,296 @@
+"""A scanner simulation: a known scene becomes what a phone scan of a game in progress would be.
+
+The scene's terrain and a miniature for every trooper (a 3 mm base with a figure on it: a body, a head round from
+above and, for most, a rifle along the facing) stand on a table top with its edge and legs, in a room with a
+floor. Every surface is remeshed finely, and a vertex is kept when a station (a ring around the table and a few
+overhead, as one walks around with a phone) sees it: the first surface along the ray is that vertex, facing the
+station. Faces with at least two corners seen are the reconstructed surface; its vertices move along their normals by
+noise of a few tenths of a millimetre; the surface is decimated, then written in metres, y up, turned and offset,
+as phone apps write GLB.
+
+Used by tests/test_scan_troopers.py and benchmarks/bench_scan.py; the answers (troopers, verdicts) come from the
+scene scanned, never from the importer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+from lofkit import World, scene_from_data
+from lofkit.ray.embree import EmbreeRays
+from lofkit.scene.model import Scene
+from lofkit.scene.silhouettes import volume_size
+
+BASE_THICKNESS = 3.0
+TABLE_HEIGHT = 750.0
+Z_UP_TO_Y_UP = trimesh.transformations.rotation_matrix(-math.pi / 2, [1, 0, 0])
+"""(x, y, z) -> (x, z, -y): how a glTF file (y up) holds what stands on a z-up table."""
+
+
+@dataclass(frozen=True)
+class Scanner:
+    """How the scan is taken and rebuilt: remeshing edge lengths (mm), noise (mm, along normals), decimation."""
+
+    miniature_edge: float = 1.5
+    terrain_edge: float = 5.0
+    table_edge: float = 25.0
+    noise: float = 0.25
+    keep: float = 0.5
+    """Share of the faces decimation keeps."""
+    ring: int = 14
+    """Stations on the ring around the table."""
+
+
+def miniature(centre, diameter: float, z: float, height: float, facing_deg: float | None) -> trimesh.Trimesh:
+    """A base (`BASE_THICKNESS` high) with a figure whose top is `height` above the base's underside: a round body,
+    a head round from above, and a rifle pointing along `facing_deg` (None: no rifle, a symmetric figure)."""
+    radius = diameter / 2
+    parts = [trimesh.creation.cylinder(radius=radius, height=BASE_THICKNESS, sections=96)]
+    parts[0].apply_translation((0, 0, BASE_THICKNESS / 2))
+    head = min(0.12 * height, 0.3 * radius)
+    body_top = height - 2 * head
+    body = trimesh.creation.cylinder(radius=min(0.32 * radius, 9.0), height=body_top - BASE_THICKNESS, sections=40)
+    body.apply_translation((0, 0, (body_top + BASE_THICKNESS) / 2))
+    sphere = trimesh.creation.icosphere(subdivisions=3, radius=head)
+    sphere.apply_translation((0, 0, height - head))
+    parts += [body, sphere]
+    if facing_deg is not None:
+        length = 0.55 * diameter
+        rifle = trimesh.creation.box(extents=(length, 2.5, 3.0))
+        rifle.apply_translation((length / 2, 0, 0.62 * height))
+        rifle.apply_transform(trimesh.transformations.rotation_matrix(math.radians(facing_deg), [0, 0, 1]))
+        parts.append(rifle)
+    figure = trimesh.util.concatenate(parts)
+    figure.apply_translation((centre[0], centre[1], z))
+    return figure
+
+
+def miniatures(world: World, symmetric: set[str] = frozenset()) -> list[trimesh.Trimesh]:
+    """A miniature for every trooper of `world` (markers included: they are models too), at its base and facing,
+    standing (a prone trooper's model stands; its state is a token); the ids in `symmetric` get no rifle."""
+    volumes = world.troopers
+    standing = [volume_size(t.silhouette, t.base, t.height, marker=t.marker)[1] for t in world.scene.troopers]
+    return [miniature(volumes.centre[i], 2 * volumes.radius[i], volumes.z[i], standing[i],
+                      None if trooper.id in symmetric else float(volumes.facing[i]))
+            for i, trooper in enumerate(world.scene.troopers)]
+
+
+def room(width: float, depth: float) -> list[trimesh.Trimesh]:
+    """The table top (20 mm thick, its top at z = 0), its four legs and the room's floor 750 mm below."""
+    top = trimesh.creation.box(extents=(width, depth, 20.0))
+    top.apply_translation((width / 2, depth / 2, -10.0))
+    legs = []
+    for x in (40.0, width - 40.0):
+        for y in (40.0, depth - 40.0):
+            leg = trimesh.creation.box(extents=(50.0, 50.0, TABLE_HEIGHT - 20.0))
+            leg.apply_translation((x, y, -20.0 - (TABLE_HEIGHT - 20.0) / 2))
+            legs.append(leg)
+    floor = trimesh.creation.box(extents=(width + 2400.0, depth + 2000.0, 10.0))
+    floor.apply_translation((width / 2 + 200.0, depth / 2 - 100.0, -TABLE_HEIGHT - 5.0))
+    return [top, *legs, floor]
+
+
+def stations(width: float, depth: float, ring: int) -> np.ndarray:
+    """Where the phone is: a ring around the table at two heights, and five points overhead."""
+    centre = np.array([width / 2, depth / 2])
+    reach = 0.5 * math.hypot(width, depth) + 450.0
+    points = []
+    for k in range(ring):
+        angle = 2 * math.pi * (k + 0.5) / ring
+        for height, scale in ((350.0, 1.0), (700.0, 0.75)):
+            points.append([*(centre + scale * reach * np.array([math.cos(angle), math.sin(angle)])), height])
+    for dx, dy in ((0, 0), (-0.3, -0.3), (0.3, -0.3), (-0.3, 0.3), (0.3, 0.3)):
+        points.append([centre[0] + dx * width, centre[1] + dy * depth, 900.0])
+    return np.array(points)
+
+
+def _fine(mesh: trimesh.Trimesh, edge: float) -> trimesh.Trimesh:
+    vertices, faces = trimesh.remesh.subdivide_to_size(mesh.vertices, mesh.faces, max_edge=edge, max_iter=12)
+    return trimesh.Trimesh(vertices, faces)
+
+
+def seen_vertices(mesh: trimesh.Trimesh, eyes: np.ndarray) -> np.ndarray:
+    """Whether some station sees each vertex: the first surface along the ray to it is the vertex itself (within
+    0.05 mm + 0.1%) and its normal faces the station."""
+    rays = EmbreeRays([mesh])
+    seen = np.zeros(len(mesh.vertices), dtype=bool)
+    normals = mesh.vertex_normals
+    for eye in eyes:
+        offset = mesh.vertices - eye
+        distance = np.linalg.norm(offset, axis=1)
+        direction = offset / distance[:, None]
+        facing = np.einsum("ij,ij->i", direction, normals) < -0.05
+        hit, _ = rays.first_hit(np.broadcast_to(eye, offset.shape), direction)
+        seen |= facing & (hit >= distance * 0.999 - 0.05)
+    return seen
+
+
+def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0,
+               symmetric: set[str] = frozenset()) -> trimesh.Trimesh:
+    """The reconstructed surface (table mm, z up) of `world` with its miniatures, table, legs and floor."""
+    rng = np.random.default_rng(seed)
+    width, depth = world.scene.table.width, world.scene.table.depth
+    parts = ([_fine(m, scanner.miniature_edge) for m in miniatures(world, symmetric)]
+             + [_fine(p.mesh, scanner.terrain_edge) for p in world.pieces]
+             + [_fine(m, scanner.table_edge) for m in room(width, depth)])
+    whole = trimesh.util.concatenate(parts)
+    whole.merge_vertices()
+    seen = seen_vertices(whole, stations(width, depth, scanner.ring))
+    whole.update_faces(seen[whole.faces].sum(axis=1) >= 2)
+    whole.remove_unreferenced_vertices()
+    noisy = whole.vertices + whole.vertex_normals * rng.normal(0.0, scanner.noise, (len(whole.vertices), 1))
+    surface = trimesh.Trimesh(noisy, whole.faces, process=False)
+    if scanner.keep < 1.0:
+        surface = surface.simplify_quadric_decimation(face_count=int(len(surface.faces) * scanner.keep))
+    return surface
+
+
+def as_phone_file(surface: trimesh.Trimesh, path: Path, yaw_deg: float = 23.0, metres: float = 0.001,
+                  offset=(0.8, -0.3, 1.1)) -> Path:
+    """`surface` (table mm, z up) written as a phone app writes it: in metres (`metres` per mm), y up, turned by
+    `yaw_deg` about the vertical and offset (metres)."""
+    placed = surface.copy()
+    turn = trimesh.transformations.rotation_matrix(math.radians(yaw_deg), [0, 0, 1])
+    placed.apply_transform(trimesh.transformations.translation_matrix(offset) @ Z_UP_TO_Y_UP
+                           @ np.diag([metres, metres, metres, 1.0]) @ turn)
+    placed.export(str(path))
+    return path
+
+
+def scene_of(path: Path | str) -> tuple[Scene, World]:
+    """The scene file at `path` and its World (the source table a scan is made of)."""
+    from lofkit import load_scene
+
+    scene = load_scene(path)
+    return scene, World.from_scene(scene)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """An imported scan against the scene scanned: which troopers were proposed where, and how many verdicts
+    agree with the true troopers standing on the imported terrain."""
+
+    turn: int
+    """Quarter turns between the two tables (a square table's scan does not say which edge is which)."""
+    matched: dict[str, str]
+    """True trooper id -> proposal id, for proposals within `NEAR` mm and `NEAR` mm of height, of the right base."""
+    offsets: dict[str, float]
+    missed: tuple[str, ...]
+    invented: tuple[str, ...]
+    wrong_size: tuple[str, ...]
+    pairs: int
+    agreeing: int
+
+    @property
+    def agreement(self) -> float:
+        return self.agreeing / self.pairs if self.pairs else 1.0
+
+
+NEAR = 5.0
+
+
+def _turned(points: np.ndarray, turn: int, width: float, depth: float) -> np.ndarray:
+    """`points` (n, 2) turned by `turn` quarter turns about the table's centre."""
+    centre = np.array([width / 2, depth / 2])
+    angle = turn * math.pi / 2
+    rotation = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    return (points - centre) @ rotation.T + centre
+
+
+def _matches(truth: np.ndarray, truth_z: np.ndarray, found: np.ndarray, found_z: np.ndarray) -> dict[int, int]:
+    """True index -> found index, nearest first, each used once, within `NEAR` in plan and in height."""
+    if len(found) == 0:
+        return {}
+    apart = np.linalg.norm(truth[:, None] - found[None], axis=2)
+    apart[np.abs(truth_z[:, None] - found_z[None]) > NEAR] = np.inf
+    pairs: dict[int, int] = {}
+    for flat in np.argsort(apart, axis=None):
+        i, j = np.unravel_index(flat, apart.shape)
+        if apart[i, j] > NEAR:
+            break
+        if i not in pairs and j not in pairs.values():
+            pairs[int(i)] = int(j)
+    return pairs
+
+
+def compare(source: World, imported_path: Path) -> Comparison:
+    """The scene imported at `imported_path` against `source`, the scene its scan was made of."""
+    from lofkit import load_scene, matrix
+
+    imported = load_scene(imported_path)
+    width, depth = imported.table.width, imported.table.depth
+    volumes = source.troopers
+    proposals = [t for t in imported.troopers if t.proposed]
+    found = np.array([t.position for t in proposals]).reshape(-1, 2)
+    found_z = np.array([t.z for t in proposals], dtype=float)
+    turn = max(range(4), key=lambda k: len(_matches(_turned(volumes.centre, k, width, depth), volumes.z, found,
+                                                      found_z)))
+    truth = _turned(volumes.centre, turn, width, depth)
+    pairs = _matches(truth, volumes.z, found, found_z)
+    ids = volumes.ids
+    wrong = tuple(ids[i] for i, j in pairs.items() if abs(proposals[j].size[0] - 2 * volumes.radius[i]) > 0.5)
+    data = imported.model_dump(mode="json", exclude_none=True)
+    for piece in data.get("terrain", []):
+        piece["mesh"] = str(imported.resolve(piece["mesh"]))
+    troopers = []
+    for i, trooper in enumerate(source.scene.troopers):
+        entry = trooper.model_dump(mode="json", exclude_none=True, exclude={"facing_towards"})
+        entry.update(position=[float(v) for v in truth[i]], z=float(volumes.z[i]),
+                     facing=float((volumes.facing[i] + 90 * turn) % 360))
+        troopers.append(entry)
+    data["troopers"] = troopers
+    on_scan = World.from_scene(scene_from_data(data, source=imported_path))
+    truth_verdicts = matrix(source, evidence=False).verdicts
+    scan_verdicts = matrix(on_scan, evidence=False).verdicts
+    agreeing = sum(a.lof == b.lof for a, b in zip(truth_verdicts, scan_verdicts))
+    return Comparison(turn, {ids[i]: proposals[j].id for i, j in pairs.items()},
+                      {ids[i]: float(np.linalg.norm(truth[i] - found[j])) for i, j in pairs.items()},
+                      tuple(ids[i] for i in range(len(ids)) if i not in pairs),
+                      tuple(proposals[j].id for j in range(len(proposals)) if j not in pairs.values()),
+                      wrong, len(truth_verdicts), agreeing)
+
+
+MODELS = Path(__file__).resolve().parent.parent / "terrain_models"
+
+
+def game_scene(path: Path) -> Path:
+    """A 32" x 24" game in progress written to `path`: a building with a trooper on its roof and a flat token
+    beside it, a ruin with windows (a kit's mesh), a wall, a barrel and a crate (round and square tops that are
+    not bases), and troopers on every standard base and a 32 mm one, two in base contact, one prone, one whose
+    figure is symmetric (`GAME_SYMMETRIC`)."""
+    import yaml
+
+    scene = {
+        "lofkit": 1, "units": "mm", "table": {"width": "32in", "depth": "24in"},
+        "terrain": [
+            {"id": "building", "box": {"size": [200, 150, 100]}, "position": [230, 330, 0]},
+            {"id": "token", "cylinder": {"diameter": 25, "height": 2}, "position": [180, 300, 100]},
+            {"id": "ruin", "mesh": str(MODELS / "real_ruined_hab.stl"), "position": [560, 420, 0], "rotation": 30},
+            {"id": "wall", "wall": {"from": [420, 150], "to": [620, 170], "thickness": 8, "height": 60}},
+            {"id": "barrel", "cylinder": {"diameter": 30, "height": 35}, "position": [700, 250, 0]},
+            {"id": "crate", "box": {"size": [30, 30, 30]}, "position": [380, 520, 0], "rotation": 20},
+        ],
+        "troopers": [
+            {"id": "roof", "side": "blue", "silhouette": 2, "position": [260, 350], "z": "auto", "facing": 10},
+            {"id": "s2", "side": "blue", "silhouette": 2, "position": [90, 80], "facing": 45},
+            {"id": "s3", "side": "blue", "silhouette": 3, "position": [330, 90], "facing": 80},
+            {"id": "s5", "side": "blue", "silhouette": 5, "position": [720, 90], "facing": 120},
+            {"id": "s4", "side": "red", "silhouette": 4, "position": [110, 540], "facing": 300},
+            {"id": "s8", "side": "red", "silhouette": 8, "position": [700, 530], "facing": 250},
+            {"id": "odd", "side": "red", "base": 32, "height": 35, "position": [520, 250], "facing": 200},
+            {"id": "pair-a", "side": "red", "silhouette": 2, "position": [280, 560], "facing": 270},
+            {"id": "pair-b", "side": "red", "silhouette": 2, "position": [305, 560], "facing": 270},
+            {"id": "prone", "side": "blue", "silhouette": 2, "position": [60, 300], "facing": 0, "state": ["prone"]},
+            {"id": "round", "side": "blue", "silhouette": 2, "position": [420, 60], "facing": 90},
+        ],
+    }
+    path.write_text(yaml.safe_dump(scene, sort_keys=False))
+    return path
+
+
+GAME_SYMMETRIC = frozenset({"round"})

@@ -1,0 +1,184 @@
+"""`lofkit import-scan` on a scan of a game in progress (tests/scan_simulation.py): every miniature becomes a
+proposed trooper where it stands, nothing else does, the terrain comes in pieces, and the verdicts on the imported
+table agree with the table scanned. The answers come from the scene scanned, never from the importer."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import trimesh
+
+from lofkit import World, load_scene
+from lofkit.exchange.scan_bases import find_bases
+from lofkit.exchange.scan_heights import HeightLayers
+from lofkit.exchange.scan_pieces import boundary_loops
+from lofkit.ray.embree import EmbreeRays
+from tests.scan_simulation import GAME_SYMMETRIC, Scanner, as_phone_file, compare, game_scene, scan_scene, scene_of
+
+SCANNER = Scanner(miniature_edge=2.0, terrain_edge=6.0)
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    """The game scene, its World and its reconstructed surface (table mm, z up)."""
+    folder = tmp_path_factory.mktemp("game")
+    _, world = scene_of(game_scene(folder / "game.yaml"))
+    return folder, world, scan_scene(world, SCANNER, symmetric=GAME_SYMMETRIC)
+
+
+@pytest.fixture(scope="module")
+def phone_scan(game, tmp_path_factory):
+    """As a phone app writes it: GLB, metres, y up, turned 23 degrees and offset."""
+    folder, _, surface = game
+    return as_phone_file(surface, folder / "game.glb")
+
+
+@pytest.fixture(scope="module")
+def imported(phone_scan, tmp_path_factory):
+    from click.testing import CliRunner
+
+    from lofkit.cli import cli
+
+    out = tmp_path_factory.mktemp("imported") / "scan"
+    result = CliRunner().invoke(cli, ["import-scan", str(phone_scan), "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    return out, json.loads(result.stdout)
+
+
+def test_every_miniature_is_proposed_where_it_stands_and_nothing_else(game, imported):
+    _, world, _ = game
+    out, report = imported
+    found = compare(world, out / "scene.yaml")
+    assert found.missed == () and found.invented == () and found.wrong_size == (), found
+    assert max(found.offsets.values()) <= 3.0, found.offsets
+    assert len(report["troopers"]) == len(world.troopers.ids)
+    scene = load_scene(out / "scene.yaml")
+    assert all(t.proposed and t.side == "unknown" for t in scene.troopers)
+    on_roof = next(t for t in scene.troopers if t.id == found.matched["roof"])
+    assert on_roof.z == pytest.approx(100.0, abs=1.5)  # the building is 100 mm tall
+    odd = next(t for t in scene.troopers if t.id == found.matched["odd"])
+    assert odd.silhouette is None and odd.size[0] == pytest.approx(32.0, abs=0.5)
+    assert odd.size[1] == pytest.approx(35.0, abs=2.0)
+
+
+def test_verdicts_on_the_imported_table_agree_with_the_table_scanned(game, imported):
+    _, world, _ = game
+    found = compare(world, imported[0] / "scene.yaml")
+    assert found.pairs == 110 and found.agreement >= 0.95, found.agreement
+
+
+def test_silhouettes_are_guessed_from_the_figures_height_and_facings_from_their_rifles(game, imported):
+    _, world, _ = game
+    out, report = imported
+    found = compare(world, out / "scene.yaml")
+    scene = load_scene(out / "scene.yaml")
+    proposals = {t.id: t for t in scene.troopers}
+    volumes = world.troopers
+    for true_id, proposal_id in found.matched.items():
+        truth, proposal = world.scene.troopers[volumes.index(true_id)], proposals[proposal_id]
+        if truth.silhouette is not None:
+            assert proposal.silhouette == truth.silhouette, (true_id, proposal)  # prone models stand: their S
+        if true_id in GAME_SYMMETRIC:
+            assert proposal.facing is None
+            continue
+        facing = (volumes.facing[volumes.index(true_id)] + 90 * found.turn) % 360
+        assert abs((proposal.facing - facing + 180) % 360 - 180) <= 20, (true_id, proposal.facing, facing)
+    symmetric = found.matched[next(iter(GAME_SYMMETRIC))]
+    assert any("no facing proposed" in w and symmetric in w for w in report["warnings"])
+
+
+def test_the_terrain_comes_in_pieces_and_a_roof_is_closed_where_a_miniature_stood(game, imported):
+    _, world, _ = game
+    out, report = imported
+    scene = load_scene(out / "scene.yaml")
+    assert len(scene.terrain) >= 6 and len(report["meshes"]) == len(scene.terrain)  # building, token, ruin, ...
+    assert all((out / piece.mesh).is_file() for piece in scene.terrain)
+    found = compare(world, out / "scene.yaml")
+    roof = next(t for t in scene.troopers if t.id == found.matched["roof"])
+    imported_world = World.from_scene(scene)
+    rays = EmbreeRays([piece.mesh for piece in imported_world.pieces])
+    # straight down where the miniature stood: the roof is there, not a hole into the building
+    offsets = np.array([[dx, dy] for dx in (-8, 0, 8) for dy in (-8, 0, 8)], dtype=float)
+    starts = np.column_stack([np.add(roof.position, offsets), np.full(len(offsets), 300.0)])
+    distance, _ = rays.first_hit(starts, np.tile([0.0, 0.0, -1.0], (len(starts), 1)))
+    assert np.allclose(300.0 - distance, 100.0, atol=1.5)
+    assert report["holes"]["under_miniatures"] >= 1
+
+
+def test_every_hole_is_closed_when_asked(phone_scan, tmp_path, run_cli):
+    result = run_cli("import-scan", phone_scan, "-o", tmp_path / "out", "--holes", "all", "--json")
+    assert result.exit_code == 0, result.stderr
+    holes = json.loads(result.stdout)["holes"]
+    assert holes["large_open"] == {} and sum(holes["large_closed"].values()) > 0
+
+
+def test_a_scan_in_centimetres_z_up_and_turned_is_read_with_its_table_given(game, tmp_path, run_cli):
+    """The same game as an OBJ in centimetres, z up, turned 200 degrees: the units are unknown, the table given."""
+    _, world, surface = game
+    scan = tmp_path / "game.obj"
+    turned = surface.copy()
+    turned.apply_transform(np.diag([0.1, 0.1, 0.1, 1.0]) @ trimesh.transformations.rotation_matrix(
+        math.radians(200), [0, 0, 1]))
+    turned.export(str(scan))
+    result = run_cli("import-scan", scan, "--table", "32inx24in", "-o", tmp_path / "out", "--json")
+    assert result.exit_code == 0, result.stderr
+    found = compare(world, tmp_path / "out" / "scene.yaml")
+    assert found.missed == () and found.invented == () and found.wrong_size == ()
+    assert max(found.offsets.values()) <= 3.0
+
+
+# Bases on height maps built by hand: a 1 mm grid, z in mm, NaN where nothing is.
+
+def _height_map(size=200) -> np.ndarray:
+    return np.zeros((size, size))
+
+
+def _disc(z, centre, radius, top):
+    i, j = np.meshgrid(np.arange(z.shape[0]) + 0.5, np.arange(z.shape[1]) + 0.5, indexing="ij")
+    inside = np.hypot(i - centre[0], j - centre[1]) <= radius
+    z[inside] = np.maximum(z[inside], top)
+    return z
+
+
+def test_a_base_with_a_figure_is_found_at_its_centre_and_size():
+    z = _disc(_disc(_height_map(), (100.3, 80.6), 20.0, 3.0), (104.3, 80.6), 7.0, 45.0)  # a 40 mm base, a figure
+    (base,) = find_bases(HeightLayers(z[None], 1.0))
+    assert base.centre == pytest.approx((100.3, 80.6), abs=0.5) and base.diameter == 40.0
+    assert base.z == pytest.approx(0.0) and base.figure_height == pytest.approx(45.0, abs=0.5)
+    assert base.facing == pytest.approx(0.0, abs=10.0)  # the figure leans towards +x
+
+
+@pytest.mark.parametrize("what", ["barrel", "token", "crate", "head"])
+def test_round_or_flat_things_that_are_not_bases_are_not_found(what):
+    """A barrel's top is too far above the table, a token carries no figure, a crate's top is square, a head is
+    round but stands on no rim."""
+    z = _height_map()
+    if what == "barrel":
+        _disc(z, (100, 100), 15.0, 35.0)
+    elif what == "token":
+        _disc(z, (100, 100), 12.5, 2.5)
+    elif what == "crate":
+        z[80:120, 80:120] = 3.0
+        z[95:105, 95:105] = 40.0
+    else:
+        _disc(_disc(z, (100, 100), 6.0, 30.0), (100, 100), 5.0, 36.0)
+    assert find_bases(HeightLayers(z[None], 1.0)) == []
+
+
+def test_two_bases_in_contact_are_two_bases():
+    z = _height_map()
+    for centre in ((80.0, 100.0), (105.0, 100.0)):
+        _disc(_disc(z, centre, 12.5, 3.0), centre, 4.0, 40.0)
+    found = sorted(find_bases(HeightLayers(z[None], 1.0)), key=lambda b: b.centre[0])
+    assert [b.diameter for b in found] == [25.0, 25.0]
+    assert [b.centre[0] for b in found] == pytest.approx([80.0, 105.0], abs=0.7)
+
+
+def test_boundary_loops_close_every_hole_even_where_two_touch():
+    """A square of four quads with two opposite quads removed leaves one outer rim through the centre vertex
+    twice (a bow tie): the walk gives two closed loops, no stray edge."""
+    quads = [(0, 1, 4, 3), (4, 5, 8, 7)]  # the two remaining quads touch at vertex 4
+    faces = np.array([f for a, b, c, d in quads for f in ((a, b, c), (a, c, d))])
+    loops, stray = boundary_loops(faces)
+    assert stray == 0 and sorted(len(loop) for loop in loops) == [4, 4]
