@@ -218,6 +218,27 @@ def _matches(truth: np.ndarray, truth_z: np.ndarray, found: np.ndarray, found_z:
     return pairs
 
 
+def true_troopers_on(source: World, imported_path: Path, turn: int) -> World:
+    """The imported table with `source`'s troopers (not the proposals) standing where they stood, turned by `turn`
+    quarter turns as the import turned the table."""
+    from lofkit import load_scene
+
+    imported = load_scene(imported_path)
+    volumes = source.troopers
+    truth = _turned(volumes.centre, turn, imported.table.width, imported.table.depth)
+    data = imported.model_dump(mode="json", exclude_none=True)
+    for piece in data.get("terrain", []):
+        piece["mesh"] = str(imported.resolve(piece["mesh"]))
+    troopers = []
+    for i, trooper in enumerate(source.scene.troopers):
+        entry = trooper.model_dump(mode="json", exclude_none=True, exclude={"facing_towards"})
+        entry.update(position=[float(v) for v in truth[i]], z=float(volumes.z[i]),
+                     facing=float((volumes.facing[i] + 90 * turn) % 360))
+        troopers.append(entry)
+    data["troopers"] = troopers
+    return World.from_scene(scene_from_data(data, source=imported_path))
+
+
 def compare(source: World, imported_path: Path) -> Comparison:
     """The scene imported at `imported_path` against `source`, the scene its scan was made of."""
     from lofkit import load_scene, matrix
@@ -234,17 +255,7 @@ def compare(source: World, imported_path: Path) -> Comparison:
     pairs = _matches(truth, volumes.z, found, found_z)
     ids = volumes.ids
     wrong = tuple(ids[i] for i, j in pairs.items() if abs(proposals[j].size[0] - 2 * volumes.radius[i]) > 0.5)
-    data = imported.model_dump(mode="json", exclude_none=True)
-    for piece in data.get("terrain", []):
-        piece["mesh"] = str(imported.resolve(piece["mesh"]))
-    troopers = []
-    for i, trooper in enumerate(source.scene.troopers):
-        entry = trooper.model_dump(mode="json", exclude_none=True, exclude={"facing_towards"})
-        entry.update(position=[float(v) for v in truth[i]], z=float(volumes.z[i]),
-                     facing=float((volumes.facing[i] + 90 * turn) % 360))
-        troopers.append(entry)
-    data["troopers"] = troopers
-    on_scan = World.from_scene(scene_from_data(data, source=imported_path))
+    on_scan = true_troopers_on(source, imported_path, turn)
     truth_verdicts = matrix(source, evidence=False).verdicts
     scan_verdicts = matrix(on_scan, evidence=False).verdicts
     agreeing = sum(a.lof == b.lof for a, b in zip(truth_verdicts, scan_verdicts))

@@ -27,7 +27,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from lofkit.cli.common import err, naming, prepare_parts, warn
+from lofkit.cli.common import err, naming, prepare_parts, stages, warn
 from lofkit.cli.imports import SCAN_FLAGS, TTS_FLAGS, import_tts_command
 from lofkit.errors import LofkitError, SceneError
 from lofkit.exchange.messages import render
@@ -167,8 +167,8 @@ def imported_scan(scan: Path) -> Path:
         raise LofkitError(f"{scan}: cannot import it into {folder} ({exc.strerror or exc}); import it yourself "
                           f"(`lofkit import-scan {scan} -o FOLDER`) and serve FOLDER") from None
     try:
-        with naming(SERVE_SCAN_FLAGS, str):
-            result = import_scan(scan, None, scratch / "import")
+        with naming(SERVE_SCAN_FLAGS, str), stages(f"importing {scan.name}") as say:
+            result = import_scan(scan, None, scratch / "import", progress=say)
         try:
             os.rename(scratch / "import", folder)  # whole or not at all; over an empty folder only
         except OSError as exc:

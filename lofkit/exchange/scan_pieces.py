@@ -92,14 +92,20 @@ def split_pieces(terrain: trimesh.Trimesh, table: float) -> tuple[list[trimesh.T
 
 
 def _cap(points: np.ndarray) -> np.ndarray | None:
-    """Triangles (indices into `points`) closing the loop `points` (n, 3), triangulated in its best-fit plane."""
+    """Triangles (indices into `points`) closing the loop `points` (n, 3), triangulated in its best-fit plane and
+    wound against the loop (the loop runs as the faces beside it wind), so the cap agrees with its neighbours."""
     centred = points - points.mean(axis=0)
     _, _, axes = np.linalg.svd(centred, full_matrices=False)
     flat = centred @ axes[:2].T
     triangles = mapbox_earcut.triangulate_float64(np.ascontiguousarray(flat), np.array([len(points)], dtype=np.uint32))
     if len(triangles) == 0:
         return None
-    return np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    triangles = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    n = len(points)
+    edges = {(int(a), int(b)) for a, b, c in triangles for a, b in ((a, b), (b, c), (c, a))}
+    if any((k, (k + 1) % n) in edges for k in range(n)):  # runs along the loop as the faces beside it do: flip
+        triangles = triangles[:, ::-1]
+    return triangles
 
 
 def boundary_loops(faces: np.ndarray) -> tuple[list[np.ndarray], int]:
@@ -133,12 +139,48 @@ def boundary_loops(faces: np.ndarray) -> tuple[list[np.ndarray], int]:
     return loops, stray
 
 
+def unpinch(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices where two holes' rims touch (a bow tie: the faces around the vertex form separate fans) split into
+    one vertex per fan, so that every rim is a simple loop and capping closes the surface edge by edge."""
+    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    _, inverse, counts = np.unique(np.sort(directed, axis=1), axis=0, return_inverse=True, return_counts=True)
+    rim_starts = directed[counts[inverse.ravel()] == 1, 0]
+    starts, times = np.unique(rim_starts, return_counts=True)
+    pinched = starts[times > 1]
+    if len(pinched) == 0:
+        return vertices, faces
+    faces = faces.copy()
+    extra = []
+    for vertex in pinched.tolist():
+        around = np.nonzero((faces == vertex).any(axis=1))[0]
+        others = [set(faces[f].tolist()) - {vertex} for f in around]
+        fan = np.full(len(around), -1)
+        for seed in range(len(around)):  # the faces around one vertex: a handful
+            if fan[seed] >= 0:
+                continue
+            fan[seed], stack = fan.max() + 1, [seed]
+            while stack:
+                here = stack.pop()
+                for k in range(len(around)):
+                    if fan[k] < 0 and others[k] & others[here]:
+                        fan[k] = fan[seed]
+                        stack.append(k)
+        for group in range(1, fan.max() + 1):
+            copy = len(vertices) + len(extra)
+            extra.append(vertices[vertex])
+            block = faces[around[fan == group]]
+            block[block == vertex] = copy
+            faces[around[fan == group]] = block
+    return np.vstack([vertices, extra]) if extra else vertices, faces
+
+
 def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, stands: list[FoundBase],
                 close: str = "sound") -> trimesh.Trimesh:
     """`piece` with its boundary loops capped (module docstring), each counted into `holes`: on the table (every
     point within twice `table`, the table top's noise, of z = 0), under a miniature (around one of `stands`, at
     its underside's height), small (`SMALL_HOLE`) or large. `close`: "sound" caps all but the large ones, "all"
-    caps every one."""
+    caps every one. Bow ties are split first (`unpinch`)."""
+    piece = trimesh.Trimesh(*unpinch(piece.vertices, piece.faces), process=False)
     loops, stray = boundary_loops(piece.faces)
     holes.stray_edges += stray
     caps = []
@@ -165,9 +207,10 @@ def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, s
             holes.large[name] = holes.large.get(name, 0) + 1
         else:
             setattr(holes, kind, getattr(holes, kind) + 1)
-    if not caps:
-        return piece
-    return trimesh.Trimesh(piece.vertices, np.vstack([piece.faces, *caps]), process=False)
+    closed = trimesh.Trimesh(piece.vertices, np.vstack([piece.faces, *caps]), process=False) if caps else piece
+    if not closed.is_winding_consistent:
+        trimesh.repair.fix_winding(closed)  # one orientation throughout: proofs of "hidden" need it (geometry.inner)
+    return closed
 
 
 def _under(points: np.ndarray, base: FoundBase) -> bool:
