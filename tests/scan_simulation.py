@@ -247,8 +247,9 @@ def compare(source: World, imported_path: Path) -> Comparison:
     width, depth = imported.table.width, imported.table.depth
     volumes = source.troopers
     proposals = [t for t in imported.troopers if t.proposed]
+    placed = World.from_scene(imported).troopers  # `z: auto` resolved
     found = np.array([t.position for t in proposals]).reshape(-1, 2)
-    found_z = np.array([t.z for t in proposals], dtype=float)
+    found_z = np.array([placed.z[placed.index(t.id)] for t in proposals], dtype=float)
     turn = max(range(4), key=lambda k: len(_matches(_turned(volumes.centre, k, width, depth), volumes.z, found,
                                                       found_z)))
     truth = _turned(volumes.centre, turn, width, depth)

@@ -12,7 +12,7 @@ import trimesh
 from lofkit import World, load_scene
 from lofkit.exchange.scan_bases import find_bases
 from lofkit.exchange.scan_heights import HeightLayers
-from lofkit.exchange.scan_pieces import boundary_loops
+from lofkit.exchange.scan_pieces import Holes, boundary_loops, close_holes, unpinch
 from lofkit.ray.embree import EmbreeRays
 from tests.scan_simulation import GAME_SYMMETRIC, Scanner, as_phone_file, compare, game_scene, scan_scene, scene_of
 
@@ -55,8 +55,10 @@ def test_every_miniature_is_proposed_where_it_stands_and_nothing_else(game, impo
     assert len(report["troopers"]) == len(world.troopers.ids)
     scene = load_scene(out / "scene.yaml")
     assert all(t.proposed and t.side == "unknown" for t in scene.troopers)
-    on_roof = next(t for t in scene.troopers if t.id == found.matched["roof"])
-    assert on_roof.z == pytest.approx(100.0, abs=1.5)  # the building is 100 mm tall
+    placed = World.from_scene(scene).troopers
+    assert placed.z[placed.index(found.matched["roof"])] == pytest.approx(100.0, abs=1.5)  # the building's roof
+    # no proposal stands in the scenery or under the table: the only notices are the proposals and a missing facing
+    assert all(w.where.endswith(".proposed") or "no `facing`" in w.message for w in World.from_scene(scene).warnings)
     odd = next(t for t in scene.troopers if t.id == found.matched["odd"])
     assert odd.silhouette is None and odd.size[0] == pytest.approx(32.0, abs=0.5)
     assert odd.size[1] == pytest.approx(35.0, abs=2.0)
@@ -182,3 +184,25 @@ def test_boundary_loops_close_every_hole_even_where_two_touch():
     faces = np.array([f for a, b, c, d in quads for f in ((a, b, c), (a, c, d))])
     loops, stray = boundary_loops(faces)
     assert stray == 0 and sorted(len(loop) for loop in loops) == [4, 4]
+
+
+def test_a_bow_tie_is_split_so_each_rim_is_a_simple_loop():
+    vertices = np.array([[x, y, 0.0] for y in range(3) for x in range(3)])
+    quads = [(0, 1, 4, 3), (4, 5, 8, 7)]
+    faces = np.array([f for a, b, c, d in quads for f in ((a, b, c), (a, c, d))])
+    split_vertices, split_faces = unpinch(vertices, faces)
+    assert len(split_vertices) == 10 and np.allclose(split_vertices[9], vertices[4])
+    assert len(set(split_faces[:2].ravel()) & set(split_faces[2:].ravel())) == 0  # the two quads share nothing now
+
+
+def test_a_box_open_at_the_top_and_bottom_is_closed_and_wound_one_way():
+    """A 40 x 40 x 30 mm box standing on the table without its top and bottom: the bottom is on the table, the top
+    (160 mm of rim) a large hole: closed only when asked."""
+    box = trimesh.creation.box(extents=(40, 40, 30))
+    box.apply_translation((100, 100, 15))
+    box.update_faces(np.abs(box.face_normals[:, 2]) < 0.5)
+    holes = Holes()
+    kept = close_holes(box, "box", holes, table=0.5, stands=[])
+    assert holes.on_table == 1 and holes.open == {"box": 1} and not kept.is_watertight
+    closed = close_holes(box, "box", Holes(), table=0.5, stands=[], close="all")
+    assert closed.is_watertight and closed.is_winding_consistent and closed.volume == pytest.approx(40 * 40 * 30)

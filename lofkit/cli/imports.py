@@ -94,7 +94,7 @@ def import_scan_command(scan, table_text, output, scale, scan_units, turn, plane
             x, y = entry["position"]
             guess = f"S{entry['silhouette']}" if "silhouette" in entry else f"{entry['base']:g} mm x {entry['height']:g}"
             facing = f"facing {entry['facing']}°" if "facing" in entry else "no facing"
-            out.print(f"  {entry['id']}: ({x:.1f}, {y:.1f}) z {entry['z']:g}, {base.diameter:g} mm base, figure "
+            out.print(f"  {entry['id']}: ({x:.1f}, {y:.1f}) z {base.z:.1f}, {base.diameter:g} mm base, figure "
                       f"{base.figure_height:.0f} mm: {guess} (a guess), {facing}", highlight=False)
     else:
         out.print("no miniatures found on the table", highlight=False)

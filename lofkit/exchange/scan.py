@@ -326,11 +326,11 @@ def import_scan(
     factor, scale_warnings = scale_factor(found, table, scale, scan_units, frame)
     transform = placement(region, levelled, yaw, factor)
     on_table, dropped = crop_to_table(mesh, transform, *table, tolerance * factor)
+    flat = table_noise(on_table, tolerance * factor)
     say("finding the miniatures")
     bases = find_bases(height_layers(on_table, *table, HEIGHT_STEP, HEIGHT_LAYERS))
-    proposals, trooper_warnings = propose(bases, *table)
+    proposals, trooper_warnings = propose(bases, *table, flat)
     terrain, dropped["miniatures"] = cut_out(on_table, bases)
-    flat = table_noise(terrain, tolerance * factor)
     terrain, dropped["table_top"] = drop_table_top(terrain, flat)
     if len(terrain.faces) == 0 and not proposals:
         raise LofkitError(f"{scan}: nothing stands on the table: all {len(mesh.faces)} faces are the table top or "

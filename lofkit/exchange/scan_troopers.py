@@ -1,7 +1,7 @@
 """Miniatures in a scan become proposed troopers, cut out of the terrain.
 
 Each base found (`scan_bases`) is proposed as a trooper `scan-N` with `side: unknown` and `proposed: true`: its
-base's centre, diameter and underside (`z`), a silhouette guessed from its figure's height (among the silhouettes
+base's centre, diameter and underside (`z`: 0 on the table, else `auto`), a silhouette guessed from its figure's height (among the silhouettes
 with that base; a base no silhouette has keeps its own diameter and the figure's height), and a facing when the
 figure is asymmetric enough to say so. The figure and its base are then cut out of the terrain mesh, so that the
 model blocks only as the trooper's cylinder does, like every trooper.
@@ -33,10 +33,10 @@ class Proposal:
 
     def to_dict(self) -> dict:
         """The JSON of `import-scan --json`: the entry's fields plus what the guess rests on."""
-        return {**self.entry, "found": {"diameter": self.base.diameter, "figure_height": round(self.base.figure_height,
-                                                                                              1),
-                                        "rim_seen": round(self.base.rim_share, 3),
-                                        "roundness_mm": round(self.base.roundness, 3)}}
+        base = self.base
+        return {**self.entry, "found": {"diameter": base.diameter, "z": round(base.z, 1),
+                                        "figure_height": round(base.figure_height, 1),
+                                        "rim_seen": round(base.rim_share, 3), "roundness_mm": round(base.roundness, 3)}}
 
 
 def guess_silhouette(diameter: float, figure_height: float) -> int | None:
@@ -51,8 +51,10 @@ def guess_silhouette(diameter: float, figure_height: float) -> int | None:
     return min(same_base, key=lambda s: (abs(SILHOUETTES[s][1] - figure_height), s))
 
 
-def propose(bases: list[FoundBase], width: float, depth: float) -> tuple[list[Proposal], list[str]]:
-    """A proposed trooper for every base, numbered from the table's (0, 0) corner; and warnings."""
+def propose(bases: list[FoundBase], width: float, depth: float, table: float) -> tuple[list[Proposal], list[str]]:
+    """A proposed trooper for every base, numbered from the table's (0, 0) corner; and warnings. A base within
+    `table` (mm, the table top's noise) of z = 0 stands on the table (`z: 0`); one higher rests on what is under it
+    (`z: auto`: the scan's surface there is noisy, and resting on it keeps the volume out of it)."""
     proposals, symmetric = [], []
     ordered = sorted(bases, key=lambda b: (round(b.centre[1] / 50.0), b.centre[0]))
     for k, base in enumerate(ordered):
@@ -65,7 +67,7 @@ def propose(bases: list[FoundBase], width: float, depth: float) -> tuple[list[Pr
             entry["silhouette"] = silhouette
         else:
             entry.update(base=base.diameter, height=round(base.figure_height, 1))
-        entry.update(position=[x, y], z=round(base.z, 1))
+        entry.update(position=[x, y], z=0.0 if base.z <= table else "auto")
         if base.facing is not None:
             entry["facing"] = round(base.facing)
         else:
