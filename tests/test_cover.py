@@ -7,11 +7,7 @@ import pytest
 
 from lofkit import check
 from lofkit.rules.cover import scenery_in_contact
-from tests.helpers import build_world, scene_data, trooper, write_scene
-
-
-def enemy(trooper_id, x, y, **fields):
-    return trooper(trooper_id, x, y, **{"side": "red", "facing": 270, **fields})
+from tests.helpers import build_world, enemy, scene_data, trooper, write_scene
 
 
 def low_wall(y: float) -> dict:
@@ -109,3 +105,22 @@ def test_check_shows_cover_and_visibility_to_people(tmp_path, run_cli):
                                              [low_wall(600 - 12.5 - 5), haze]))
     shown = run_cli("check", scene, "a", "b").stdout
     assert "Partial Cover from low-wall" in shown and "visibility zone haze (-3)" in shown
+
+
+def test_contact_on_a_large_mesh_is_judged_on_the_faces_near_the_rim_alone(monkeypatch):
+    """A finely meshed, noisy block (like a scan): rims at gaps around the contact tolerance, and far away, get the
+    same answer from the faces near the rim as from the whole mesh."""
+    import trimesh
+
+    from lofkit.rules import cover as cover_rules
+
+    block = trimesh.creation.box(extents=(200, 120, 80))
+    block.apply_translation((300, 300, 40))
+    vertices, faces = trimesh.remesh.subdivide_to_size(block.vertices, block.faces, max_edge=4.0)
+    noisy = trimesh.Trimesh(vertices + np.random.default_rng(3).normal(0, 0.1, vertices.shape), faces)
+    rims = [((300 - 100 - 12.5 - gap, 300, 5.0), 12.5) for gap in (0.0, 0.3, 0.45, 0.7, 2.0, 40.0)]
+    rims += [((300, 300 + 60 + 20 + gap, 30.0), 20.0) for gap in (-5.0, 0.2, 1.0)]
+    pruned = [cover_rules.rim_within(noisy, centre, radius, 0.5) for centre, radius in rims]
+    monkeypatch.setattr(cover_rules, "_faces_near", lambda mesh, *_: mesh)
+    whole = [cover_rules.rim_within(noisy, centre, radius, 0.5) for centre, radius in rims]
+    assert pruned == whole and True in whole and False in whole
