@@ -266,25 +266,48 @@ def test_table_size_and_corner_parsing():
     assert parse_corners("1,2; 3.5,4;5,6;7,8;").tolist() == [[1, 2], [3.5, 4], [5, 6], [7, 8]]
 
 
-def _drawn_table(width: int, depth: int, discs) -> np.ndarray:
-    """A top view at 1 mm per pixel: a grey-green mat with dark discs (x, y, diameter) in table mm."""
+def _drawn_table(width: int, depth: int, discs, figures: bool = True) -> np.ndarray:
+    """A top view at 1 mm per pixel: a grey-green mat with dark discs (x, y, diameter) in table mm, each with a
+    light figure seen from above in its middle (unless not `figures`: flat tokens)."""
     image = np.full((depth, width, 3), (92, 122, 104), np.uint8)
     for x, y, diameter in discs:
         centre = (round((x - 0.5) * 16), round((depth - y - 0.5) * 16))
         cv2.circle(image, centre, round((diameter / 2 - 0.5) * 16), (35, 35, 35), -1, cv2.LINE_AA, shift=4)
+        if figures:
+            cv2.circle(image, centre, round(diameter / 5 * 16), (70, 150, 205), -1, cv2.LINE_AA, shift=4)
     return image
 
 
 def test_base_sizes_snap_and_bases_off_the_table_are_dropped():
-    discs = [(100, 100, 25), (300, 200, 39), (500, 250, 57), (200, 300, 33),  # 33 mm is no base size
+    discs = [(100, 100, 25), (300, 200, 39), (500, 250, 56), (200, 300, 33),  # 33 mm is no standard size: kept
              (10, 200, 40),  # 10 mm past the left edge: dropped
              (588.5, 60, 25)]  # 1 mm past the right edge: moved onto the table
     found = find_bases(_drawn_table(600, 400, discs), 600, 400)
     assert [(round(b.position[0]), round(b.position[1]), b.diameter_mm) for b in found] == [
-        (500, 250, 55), (300, 200, 40), (100, 100, 25), (588, 60, 25)]
-    assert found[3].position[0] == pytest.approx(587.5)
-    assert found[1].found_diameter_mm == pytest.approx(39, abs=0.6)
+        (200, 300, 33), (500, 250, 55), (300, 200, 40), (100, 100, 25), (588, 60, 25)]
+    assert all(b.status == "base" for b in found), [b.reason for b in found]
+    assert found[4].position[0] == pytest.approx(587.5)
+    assert found[2].found_diameter_mm == pytest.approx(39, abs=0.6)
     assert find_bases(_drawn_table(600, 400, []), 600, 400) == []
+
+
+def test_a_base_of_any_size_has_a_silhouette_for_the_scene():
+    from lofkit.exchange.photo_bases import trooper_size
+    from lofkit.scene.loading import scene_from_data
+
+    assert trooper_size(40) == {"silhouette": 3}
+    assert trooper_size(33) == {"silhouette": 3, "base": 33.0}
+    assert trooper_size(120) == {"silhouette": 8, "base": 120.0}
+    troopers = [{"id": f"base-{k}", "side": "unknown", "position": [100 + 130 * k, 200], **trooper_size(size)}
+                for k, size in enumerate((20, 25, 47, 120))]
+    scene = scene_from_data({"lofkit": 1, "table": {"width": 600, "depth": 400}, "troopers": troopers}, source="stub")
+    assert [t.base for t in scene.troopers] == [20.0, None, 47.0, 120.0]
+
+
+def test_a_disc_with_nothing_on_it_is_not_proposed():
+    found = find_bases(_drawn_table(600, 400, [(200, 200, 40)], figures=False), 600, 400)
+    assert [(b.diameter_mm, b.status) for b in found] == [(40, "possible")]
+    assert "nothing stands on it" in found[0].reason
 
 
 def _textured_scene(tmp_path, image_name="top.png"):

@@ -1,7 +1,7 @@
 """`lofkit photo` on photos taken from where a player stands: rendered tables (12 MP, 38-60 degrees above the table,
 1.3 m from its centre) with painted miniatures (bodies, heads, black and sand bases), terrain hiding some bases,
 troopers on roofs and JPEG noise. The camera is recovered from the markers; bases are proposed only where a base
-on the table would look as it does; heads and tokens on terrain are reported as raised."""
+on the table would look as it does; heads and troopers on terrain are reported as raised."""
 
 import json
 
@@ -92,7 +92,7 @@ def test_bases_with_their_rim_in_sight_are_found_and_nothing_else_is_proposed(sh
 @pytest.mark.slow
 def test_troopers_on_roofs_and_heads_are_listed_as_raised_not_proposed(shots):
     raised = [b for _, _, _, bases in shots for b in bases if b.status == "raised"]
-    assert raised and all("above the table" in b.reason or "a ball" in b.reason for b in raised)
+    assert raised and all("above the table" in b.reason or "taller than a base" in b.reason for b in raised)
     for _, minis, _, bases in shots:
         assert None not in _match([b for b in bases if b.status == "base"], minis)
 

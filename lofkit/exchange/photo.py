@@ -15,7 +15,7 @@ import numpy as np
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import Message, SettingError
 from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
-from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases
+from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases, trooper_size
 from lofkit.exchange.photo_table import (
     CORNER_NAMES,
     TableFit,
@@ -25,7 +25,7 @@ from lofkit.exchange.photo_table import (
     ortho_size,
     rectify,
 )
-from lofkit.scene.silhouettes import BASE_SILHOUETTES, silhouette_for_base
+from lofkit.scene.silhouettes import BASE_SILHOUETTES
 
 FILES = ("table.png", "scene.yaml")
 LOOSE_FIT_MM = 2.0
@@ -125,7 +125,7 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
         return min(max(round(value, 1), math.ceil(radius * 10) / 10), math.floor((length - radius) * 10) / 10)
 
     troopers = [{"id": f"base-{k + 1}", "side": "unknown", "proposed": True,
-                 "silhouette": silhouette_for_base(base.diameter_mm),
+                 **trooper_size(base.diameter_mm),
                  "position": [on_table(base.position[0], base.diameter_mm / 2, width),
                               on_table(base.position[1], base.diameter_mm / 2, depth)]}
                 for k, base in enumerate(bases)]

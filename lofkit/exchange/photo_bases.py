@@ -3,14 +3,17 @@
 Hough circles (`HOUGH_GRADIENT_ALT`) on a 0.5 mm-per-pixel orthophoto, on its brightness (a dark base on grey
 terrain) and on its colour contrast with the mat around (`mat_contrast`: a sand-painted base on a green mat), each
 refined by fitting a circle to the outermost strong edge around it (a model standing on the base has edges inside
-it); a circle whose diameter is within 15% of a base size (25, 40, 55 or 70 mm) is snapped to it; a base past the
-table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of overlapping circles, bases come
-first, then the largest.
+it). Bases are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other
+is kept to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of
+overlapping circles, bases come first, then the largest.
 
 A photo taken from aside gives the camera (`photo_table.camera_centre`): the orthophoto is true only at table
-height, so a base shows its bottom rim towards the camera and its top rim pushed away from it (`on_the_table`
-places it by both), and anything raised shows elsewhere, larger, and a ball stretched away from the camera: each
-circle is judged against the base the camera would see there (`judge`).
+height, so a base shows its bottom rim towards the camera and its top rim, 3 mm up, pushed away from it; the fit
+brings that rim down (`top_rim_down`), so the circle is the base where it stands. A round outline is proposed only
+when it looks like a base on the table (`judge`, on the cues of `photo_cues`): round once brought down (a head or a
+barrel is stretched away from the camera), the table showing beyond its near side (not a roof, nor the side of a
+barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, and a figure in
+its middle (not a flat token or a lid).
 """
 
 from __future__ import annotations
@@ -21,13 +24,19 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from lofkit.scene.silhouettes import BASE_SILHOUETTES
+from lofkit.exchange.photo_cues import cues, mat_colour
+from lofkit.scene.silhouettes import BASE_SILHOUETTES, silhouette_for_base
 from lofkit.scene.table import base_overhang
 
 BASE_DIAMETERS = tuple(BASE_SILHOUETTES)
-"""The base sizes looked for (mm): those of the silhouettes."""
+"""The standard base sizes (mm): those of the silhouettes."""
+BASE_RANGE = (20.0, 120.0)
+"""Round bases are this wide (mm), from the smallest to a large vehicle's."""
 BASE_TOLERANCE = 0.15
-"""A found circle is a base when its diameter is within this share of a base size."""
+"""Circles are looked for this share beyond BASE_RANGE (a base measured at a slant)."""
+STANDARD_SNAP = 2.0
+"""A base measured within this (mm) of a standard size is that size: a base is measured to about 1 mm, and the
+nearest other common sizes (28, 32, 50 mm) lie further off."""
 BASE_SEARCH_MM_PER_PIXEL = 0.5
 """Bases are looked for on an orthophoto of this scale, whatever the scale of table.png."""
 EDGE_SLACK = 3.0
@@ -59,6 +68,10 @@ HOUGH_ROUNDNESS = 0.8
 """`param2`: how perfect a circle must be to count (1 = perfect). OpenCV advises 0.9, or lower for small circles;
 0.8 also keeps a rim partly hidden by the model standing on it."""
 
+SEED_GROWTH = (1.0, 2.0, 4.0)
+"""Each circle found is refined from its own radius and from these multiples of it: the search keeps one of
+concentric circles, often a figure's head or body, and the base around it lies 1.2 to 6 times as far out."""
+
 # Refining a circle to the base's rim: rays from its centre, the outermost strong edge on each, a least-squares fit.
 RAYS = 120
 """Rays cast from a rough circle's centre."""
@@ -76,6 +89,9 @@ MISFIT_PX = 0.75
 MISFIT_MEDIANS = 2.5
 """Rim points farther from the fitted circle than max(MISFIT_PX, MISFIT_MEDIANS x the median misfit) are dropped (a
 neighbouring base, terrain), three times over."""
+SUPPORT_PX = 2.0
+"""A ray's edge within this of the fitted circle (pixels: 1 mm at the search scale) follows it: the scatter of a
+rim's edge in a JPEG photo rectified at a slant."""
 MIN_RADIUS_PX = 2.0
 """A circle smaller than this radius (pixels) has too few pixels to refine: it is dropped."""
 REFINE_ROUNDS = 6
@@ -88,10 +104,23 @@ JITTER_PX = 1.0
 # Judging a circle found (`judge`).
 BASE_HEIGHT = 3.0
 """Height (mm) of a base's top rim above the table (Infinity's bases are about 3 mm thick)."""
-SIZE_SLACK = 1.5
-"""mm: a circle farther than this from the size a base shows at table level, seen from the camera, is "raised"..."""
 STRETCH_SLACK = 0.06
-"""...and so is one whose outline is stretched more than a base's would be there, by more than this."""
+"""A base's outline, its top rim brought down, is round; one longer than wide by more than this share stands taller:
+a ball (a head) or an upright cylinder (a barrel), whose side the orthophoto stretches away from the camera."""
+MIN_GROUND = 0.5
+"""A base shows the table beyond at least this share of its near side (a neighbour or a wall may hide the rest)."""
+DARK_RIM = 0.5
+"""A base's rim is at most this share of the mat's lightness: black plastic shows under 0.35 of it in light or
+shade, through the blur of a slanted photo; a face, a painted barrel, a coloured token show more."""
+MIN_FIGURE = 7.0
+"""A base's middle differs from its top by at least this colour distance (`photo_cues`): a figure stands there. A
+flat token or a lid, one colour, differs by under 5 (light, noise, JPEG); a figure by 10 and more."""
+MIN_FAR_RIM = 0.1
+"""A barrel's side, seen from low down, hides all of its far rim (under 0.05 of it shows); a base's figure hides it
+only as wide as the figure is, though a broad one seen from low down may leave little (0.15 and more, but a few)."""
+FAR_SIDE_DEGREES = 60.0
+"""The far side: rays within this angle of the direction away from the camera (clear of where a barrel's sides
+meet its rim)."""
 MIN_SUPPORT = 0.6
 """A circle whose fit follows less of its rim than this is only a "possible" base."""
 
@@ -108,6 +137,16 @@ class FoundBase:
     status: str = "base"
     """"base" (proposed as a trooper), "possible" or "raised" (listed, not proposed: see `judge`)."""
     reason: str = ""
+    rim: float = 0.0
+    """Its rim's lightness as a share of the mat's (`photo_cues`)."""
+    ground: float = 1.0
+    """The share of its near side beyond which the table shows."""
+    figure: float = 0.0
+    """How far the colour of its middle is from its top's."""
+    stretch: float = 1.0
+    """How much longer than wide its outline is, its top rim brought down (`refine_circle`)."""
+    far_rim: float = 1.0
+    """The share of its far rim (away from the camera) the fit follows (`refine_circle`)."""
 
 
 def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
@@ -147,19 +186,36 @@ def _stretch(points: np.ndarray) -> float:
     return max(a, b) / max(min(a, b), NONZERO_CURVATURE)
 
 
-def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int = RAYS, rounds: int = REFINE_ROUNDS
-                  ) -> tuple[float, ...] | None:
+def top_rim_down(points: np.ndarray, x: float, y: float, view: tuple[np.ndarray, float] | None) -> np.ndarray:
+    """Outline points (pixels) of a base centred near (x, y), its top rim brought down to the table. Seen at a
+    slant, a base shows its bottom rim on the side towards the camera and its top rim, raised BASE_HEIGHT, on the
+    far side: pushed away from the point under the camera (`view` = that point, pixels, and k = h / (h -
+    BASE_HEIGHT), h the camera's height) k times as far. Points on the far side are brought back, so one circle
+    fits all: the base's bottom, where it stands."""
+    if view is None:
+        return points
+    foot, k = view
+    away = np.array([x, y]) - foot
+    far = (points - [x, y]) @ away > 0
+    points = points.copy()
+    points[far] = foot + (points[far] - foot) / k
+    return points
+
+
+def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int = RAYS, rounds: int = REFINE_ROUNDS,
+                  view: tuple[np.ndarray, float] | None = None) -> tuple[float, ...] | None:
     """The base's outline near a rough circle (pixels): a circle fitted to the outermost strong edge on rays from the
-    centre (a model standing on the base has edges inside it), dropping points far from it (a neighbouring base,
-    terrain); repeated from the new circle until it settles, at most `rounds` times (a blurred base may jitter: one
-    still moving by JITTER_PX or more is dropped). Returns x, y, radius and the share of the rays whose edge the
-    circle fits (its support), and how stretched the rim it follows is (`_stretch`); None when fewer than half the
-    rays agree."""
+    centre (a model standing on the base has edges inside it), its top rim brought down (`top_rim_down`, when the
+    `view` is known), dropping points far from it (a neighbouring base, terrain); repeated from the new circle until
+    it settles, at most `rounds` times (a blurred base may jitter: one still moving by JITTER_PX or more is dropped).
+    Returns x, y, radius and the share of the rays whose edge lies within SUPPORT_PX of the circle (its support),
+    how stretched the rim it follows is (`_stretch`) and how much of its far side it follows (`_far_support`); None
+    when fewer than half the rays agree."""
     moved = math.inf
     for _ in range(rounds):
         if radius < MIN_RADIUS_PX:
             return None
-        points = _outline_points(gray, x, y, radius, rays)
+        points = outline = top_rim_down(_outline_points(gray, x, y, radius, rays), x, y, view)
         for _ in range(3):
             if len(points) < rays // 2:
                 return None
@@ -170,7 +226,22 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
         x, y, radius = cx, cy, r
         if moved < SETTLED_PX:
             break
-    return (x, y, radius, len(points) / rays, _stretch(points)) if moved < JITTER_PX else None
+    if moved >= JITTER_PX:
+        return None
+    follows = np.abs(np.hypot(outline[:, 0] - x, outline[:, 1] - y) - radius) <= SUPPORT_PX
+    return (x, y, radius, np.count_nonzero(follows) / rays, _stretch(outline[follows]),
+            _far_support(outline[follows], x, y, rays, view))
+
+
+def _far_support(points: np.ndarray, x: float, y: float, rays: int, view: tuple[np.ndarray, float] | None) -> float:
+    """The share of the rays on the far side of a circle (within FAR_SIDE_DEGREES of the direction away from the
+    camera) whose edge it follows (`points`): what stands on a base leans that way on the orthophoto and hides the
+    far rim only as wide as it is. 1 when the camera is straight above."""
+    if view is None or not np.hypot(x - view[0][0], y - view[0][1]) > 0:
+        return 1.0
+    away = math.atan2(y - view[0][1], x - view[0][0])
+    off = np.abs((np.arctan2(points[:, 1] - y, points[:, 0] - x) - away + np.pi) % (2 * np.pi) - np.pi)
+    return float(np.count_nonzero(off <= math.radians(FAR_SIDE_DEGREES)) / (rays * FAR_SIDE_DEGREES / 180))
 
 
 def mat_contrast(ortho: np.ndarray) -> np.ndarray:
@@ -188,10 +259,11 @@ def mat_contrast(ortho: np.ndarray) -> np.ndarray:
     return np.clip(CONTRAST_GAIN * distance, 0, 255).astype(np.uint8)
 
 
-def _circles(gray: np.ndarray, scale: float) -> list[tuple[float, ...]]:
+def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | None) -> list[tuple[float, ...]]:
     """Circles of base sizes on one blurred picture (pixels; `scale` mm per pixel), each refined to its rim
-    (`refine_circle`: x, y, radius, support, stretch)."""
-    smallest, largest = min(BASE_DIAMETERS), max(BASE_DIAMETERS)
+    (`refine_circle`: x, y, radius, support, stretch, far support), and to the rims of any base around it
+    (SEED_GROWTH)."""
+    smallest, largest = min(BASE_RANGE), max(BASE_RANGE)
     circles = cv2.HoughCircles(
         gray, cv2.HOUGH_GRADIENT_ALT, dp=HOUGH_DP, minDist=HOUGH_MIN_GAP * smallest / scale,
         param1=HOUGH_EDGE_THRESHOLD, param2=HOUGH_ROUNDNESS,
@@ -201,32 +273,51 @@ def _circles(gray: np.ndarray, scale: float) -> list[tuple[float, ...]]:
     if circles is None:
         return []
     gray = gray.astype(np.float32)
-    refined = [refine_circle(gray, *circle) for circle in circles.reshape(-1, 3).astype(float)]
+    most = (1 + BASE_TOLERANCE) * largest / 2 / scale
+    seeds = [(x, y, r * grow) for x, y, r in circles.reshape(-1, 3).astype(float) for grow in SEED_GROWTH
+             if r * grow <= most]
+    refined = [refine_circle(gray, *seed, view=view) for seed in seeds]
     return [circle for circle in refined if circle is not None]
 
 
-def on_the_table(x: np.ndarray, y: np.ndarray, camera: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where bases whose outlines were fitted at (x, y) on the orthophoto stand. Seen at a slant, a base shows its
-    bottom rim (on the table, where the orthophoto is true) on the side towards the camera and its top rim (raised by
-    BASE_HEIGHT, so pushed away from the point under the camera by a factor k = h / (h - BASE_HEIGHT), h the camera's
-    height) on the far side: the fitted centre lies half-way, (k - 1) / 2 of the way further out."""
-    below = np.asarray(camera[:2], dtype=float)
-    k = camera[2] / (camera[2] - BASE_HEIGHT)
-    factor = 1 + (k - 1) / 2
-    return below[0] + (x - below[0]) / factor, below[1] + (y - below[1]) / factor
+def base_size(measured: np.ndarray) -> np.ndarray:
+    """The base size a measured diameter (mm) is: the standard size within STANDARD_SNAP of it, else itself to the
+    nearest mm."""
+    sizes = np.array(BASE_DIAMETERS)
+    nearest = sizes[np.abs(measured[:, None] - sizes[None, :]).argmin(axis=1)]
+    return np.where(np.abs(measured - nearest) <= STANDARD_SNAP, nearest, np.round(measured))
 
 
-def judge(found: float, diameter: float, support: float, stretch: float, expected: tuple[float, float] | None
+def trooper_size(diameter: float) -> dict:
+    """What a scene says of a trooper known only by its base of `diameter` mm: the silhouette assumed for that base
+    (`silhouette_for_base`); for a size no silhouette has, the nearest standard base's, with the base's own size."""
+    silhouette = silhouette_for_base(diameter)
+    if silhouette is not None:
+        return {"silhouette": silhouette}
+    nearest = min(BASE_SILHOUETTES, key=lambda size: abs(size - diameter))
+    return {"silhouette": BASE_SILHOUETTES[nearest], "base": float(diameter)}
+
+
+def judge(support: float, stretch: float, rim: float, ground: float, figure: float, far_rim: float = 1.0
           ) -> tuple[str, str]:
-    """A circle's status and why. Seen from the camera, a base of `diameter` on the table shows `expected` = (its
-    size, its outline's stretch): a circle of another size stands above the table (a token on terrain shows larger),
-    and one stretched more is a ball (a model's head shows longer away from the camera): both are "raised". Then
-    "possible" when the fit follows too little of its rim, else "base"."""
-    if expected is not None and abs(found - expected[0]) > SIZE_SLACK:
-        return "raised", (f"shows {found:.1f} mm, a {diameter:g} mm base on the table {expected[0]:.1f} mm: above "
-                          "the table")
-    if expected is not None and stretch - expected[1] > STRETCH_SLACK:
-        return "raised", f"{stretch:.2f} times as long as wide, a base on the table {expected[1]:.2f}: a ball (a head)"
+    """A circle's status and why (the cues: `photo_cues`). "raised" when it is not on the table: its outline is
+    stretched (a head, a barrel: taller than a base, whose outline, its top rim brought down, is round), the table
+    does not show beyond its near side (a roof, a barrel's or a body's side, a head's body), or its far rim is hidden
+    across its width (a barrel's side seen from low down). Then "possible" when it
+    has no dark rim, nothing stands in its middle (a token, a lid), or the fit follows too little of its rim; else
+    "base"."""
+    if stretch - 1 > STRETCH_SLACK:
+        return "raised", (f"{stretch:.2f} times as long as wide, a base on the table is round: taller than a base "
+                          "(a head, a barrel)")
+    if ground < MIN_GROUND:
+        return "raised", f"the table shows beyond only {ground:.0%} of its near side: above the table"
+    if far_rim < MIN_FAR_RIM:
+        return "raised", (f"only {far_rim:.0%} of its far rim shows: what stands on it is as wide as it (a barrel, "
+                          "a crate)")
+    if rim > DARK_RIM:
+        return "possible", f"its rim is {rim:.0%} as light as the mat: no dark base rim"
+    if figure < MIN_FIGURE:
+        return "possible", f"its middle is the colour of its top ({figure:.0f}): nothing stands on it"
     if support < MIN_SUPPORT:
         return "possible", f"the fit follows only {support:.0%} of its rim"
     return "base", ""
@@ -235,29 +326,32 @@ def judge(found: float, diameter: float, support: float, stretch: float, expecte
 def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray | None = None) -> list[FoundBase]:
     """Round bases on an orthophoto of a `width` x `depth` table, far edge first (rules in the module docstring);
     `camera` (table mm, from `photo_table.camera_centre`) corrects for the slant of a photo taken from aside."""
+    if ortho.ndim == 2:
+        ortho = cv2.cvtColor(ortho, cv2.COLOR_GRAY2BGR)
     rows, columns = ortho.shape[:2]
     sx, sy = width / columns, depth / rows
     scale = (sx + sy) / 2
     blur = max(BLUR_MIN_PX, BLUR_MM / scale)
-    brightness = cv2.cvtColor(ortho, cv2.COLOR_BGR2GRAY) if ortho.ndim == 3 else ortho
-    refined = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale)  # a dark base on grey terrain
-    refined += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale)  # a sand base on the mat
-    circles = np.array(refined, dtype=float).reshape(-1, 5)
+    brightness = cv2.cvtColor(ortho, cv2.COLOR_BGR2GRAY)
+    foot = None if camera is None else np.array([camera[0] / sx - 0.5, (depth - camera[1]) / sy - 0.5])
+    view = None if camera is None else (foot, camera[2] / (camera[2] - BASE_HEIGHT))
+    refined = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale, view)  # a dark base on grey terrain
+    refined += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale, view)  # a sand base on the mat
+    circles = np.array(refined, dtype=float).reshape(-1, 6)
     found = 2 * circles[:, 2] * scale
-    sizes = np.array(BASE_DIAMETERS)
-    nearest = sizes[np.abs(found[:, None] - sizes[None, :]).argmin(axis=1)]
-    keep = np.abs(found - nearest) <= BASE_TOLERANCE * nearest
     x, y = (circles[:, 0] + 0.5) * sx, depth - (circles[:, 1] + 0.5) * sy
-    expected = [None] * len(x)
-    if camera is not None:
-        x, y = on_the_table(x, y, camera)
-        shift = BASE_HEIGHT * np.hypot(x - camera[0], y - camera[1]) / (camera[2] - BASE_HEIGHT)  # the top rim's
-        expected = list(zip(nearest + shift / 2, 1 + shift / nearest))  # see `on_the_table`
-    radius = nearest / 2
+    keep = (found >= (1 - BASE_TOLERANCE) * min(BASE_RANGE)) & (found <= (1 + BASE_TOLERANCE) * max(BASE_RANGE))
+    diameter = base_size(found)
+    radius = diameter / 2
     overhang = base_overhang(np.column_stack([x, y]), radius, width, depth)
     keep &= overhang <= EDGE_SLACK
     x, y = np.clip(x, radius, width - radius), np.clip(y, radius, depth - radius)
-    verdicts = [judge(found[i], nearest[i], circles[i, 3], circles[i, 4], expected[i]) for i in range(len(found))]
+    lab = cv2.cvtColor(ortho, cv2.COLOR_BGR2LAB)
+    wall = np.zeros(len(x))
+    if camera is not None:  # how far a base's side shows inside its near rim (`top_rim_down`), pixels
+        wall = BASE_HEIGHT * np.hypot(x - camera[0], y - camera[1]) / (camera[2] - BASE_HEIGHT) / scale
+    rim, ground, figure = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale)
+    verdicts = [judge(circles[i, 3], circles[i, 4], rim[i], ground[i], figure[i], circles[i, 5]) for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}
     accepted: list[int] = []
     for i in sorted(np.flatnonzero(keep), key=lambda i: (rank[verdicts[i][0]], -found[i])):
@@ -265,5 +359,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
         if not (gap < -OVERLAP_SLACK).any():  # bases do not overlap: bases first, then the largest, stay
             accepted.append(i)
     accepted.sort(key=lambda i: (-y[i], x[i]))
-    return [FoundBase((float(x[i]), float(y[i])), float(nearest[i]), float(found[i]), round(float(circles[i, 3]), 3),
-                      *verdicts[i]) for i in accepted]
+    return [FoundBase((float(x[i]), float(y[i])), float(diameter[i]), float(found[i]), round(float(circles[i, 3]), 3),
+                      *verdicts[i], rim=round(float(rim[i]), 3), ground=round(float(ground[i]), 3),
+                      figure=round(float(figure[i]), 1), stretch=round(float(circles[i, 4]), 3),
+                      far_rim=round(float(circles[i, 5]), 3)) for i in accepted]

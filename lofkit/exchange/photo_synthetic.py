@@ -1,5 +1,6 @@
-"""A synthetic photo with a known answer, for tests and examples: a table drawn from above with bases, terrain
-footprints and corner markers, then photographed in perspective with noise."""
+"""Synthetic photos with a known answer, for tests and examples: a table drawn from above with bases, terrain
+footprints and corner markers, then photographed in perspective with noise (`synthetic_photo`); or a table with
+miniatures, terrain and props rendered in 3D as a phone would photograph it (`perspective_photo`)."""
 
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def synthetic_photo(
 class Miniature:
     """A painted miniature on a round base (mm): base centre (x, y) and diameter, its underside at height `z` (on
     terrain when above 0); a body (a cylinder of `body` height) and a head (a ball of radius `head`) on top;
-    `painted_base`: a sand-coloured base instead of black."""
+    `painted_base`: the base's top painted sand inside its black rim."""
 
     x: float
     y: float
@@ -115,6 +116,24 @@ class Miniature:
     body: float = 30.0
     head: float = 5.0
     painted_base: bool = False
+    z: float = 0.0
+    body_radius: float | None = None
+    """The body's radius (mm); None: 0.16 of the base's diameter."""
+    body_colour: tuple[int, int, int] = (60, 90, 160)
+    head_colour: tuple[int, int, int] = (210, 170, 140)
+
+
+@dataclass(frozen=True)
+class Prop:
+    """Scenery that is not a trooper (mm): an upright cylinder (a barrel, a token, a tank: `size` its diameter) or a
+    box (a crate: `size` its side), centred on (x, y), standing at height `z`, `height` tall, of `colour` (RGB)."""
+
+    kind: str
+    x: float
+    y: float
+    size: float
+    height: float
+    colour: tuple[int, int, int] = (120, 80, 50)
     z: float = 0.0
 
 
@@ -134,22 +153,32 @@ class PerspectivePhoto:
     rim_seen: tuple[float, ...]
 
 
-def _scene_meshes(miniatures, boxes):
-    """(mesh, colour) of every base, body, head and terrain block."""
+def _scene_meshes(miniatures, boxes, props=()):
+    """(mesh, colour) of every base, body, head, terrain block and prop."""
     import pyvista as pv
 
     parts = []
     for m in miniatures:
-        base = (170, 150, 110) if m.painted_base else (28, 28, 30)
         parts.append((pv.Cylinder(center=(m.x, m.y, m.z + BASE_HEIGHT / 2), direction=(0, 0, 1), radius=m.diameter / 2,
-                                  height=BASE_HEIGHT, resolution=96), base))
-        body_r = 0.16 * m.diameter
-        parts.append((pv.Cylinder(center=(m.x, m.y, m.z + BASE_HEIGHT + m.body / 2), direction=(0, 0, 1), radius=body_r,
-                                  height=m.body, resolution=48),
-                      (60, 90, 160)))
-        parts.append((pv.Sphere(radius=m.head, center=(m.x, m.y, m.z + BASE_HEIGHT + m.body + 0.8 * m.head)), (210, 170, 140)))
+                                  height=BASE_HEIGHT, resolution=96), (28, 28, 30)))
+        if m.painted_base:  # the top painted, the rim left black
+            parts.append((pv.Disc(center=(m.x, m.y, m.z + BASE_HEIGHT + 0.02), inner=0, outer=0.45 * m.diameter,
+                                  normal=(0, 0, 1), c_res=96), (170, 150, 110)))
+        body_r = 0.16 * m.diameter if m.body_radius is None else m.body_radius
+        parts.append((pv.Cylinder(center=(m.x, m.y, m.z + BASE_HEIGHT + m.body / 2), direction=(0, 0, 1),
+                                  radius=body_r, height=m.body, resolution=48), m.body_colour))
+        parts.append((pv.Sphere(radius=m.head, center=(m.x, m.y, m.z + BASE_HEIGHT + m.body + 0.8 * m.head)),
+                      m.head_colour))
     for x0, y0, x1, y1, height in boxes:
         parts.append((pv.Box((x0, x1, y0, y1, 0, height)), (140, 140, 135)))
+    for p in props:
+        if p.kind == "box":
+            half = p.size / 2
+            mesh = pv.Box((p.x - half, p.x + half, p.y - half, p.y + half, p.z, p.z + p.height))
+        else:
+            mesh = pv.Cylinder(center=(p.x, p.y, p.z + p.height / 2), direction=(0, 0, 1), radius=p.size / 2,
+                               height=p.height, resolution=96)
+        parts.append((mesh, p.colour))
     return [(mesh.triangulate(), colour) for mesh, colour in parts]
 
 
@@ -185,11 +214,12 @@ def perspective_photo(
     markers: tuple[float, float] = (60.0, 5.0),
     jpeg_quality: int = 85,
     seed: int = 0,
+    props: tuple[Prop, ...] = (),
 ) -> PerspectivePhoto:
     """Render a table with `miniatures` and terrain `boxes` (x0, y0, x1, y1, height; mm) as a phone would photograph
     it: the camera `distance` mm from the table's centre, `elevation` degrees above the table, from `azimuth`
     (degrees; -90 is the near edge's side), `view_angle` degrees high; the mat with a marker in each corner
-    (`markers` = size, inset), and the picture JPEG-compressed at `jpeg_quality`."""
+    (`markers` = size, inset), scenery `props`, and the picture JPEG-compressed at `jpeg_quality`."""
     import pyvista as pv
 
     width, depth = table_mm
@@ -203,7 +233,7 @@ def perspective_photo(
     mat = pv.Plane(center=(width / 2, depth / 2, 0), direction=(0, 0, 1), i_size=width, j_size=depth)
     plotter.add_mesh(mat, texture=pv.Texture(cv2.cvtColor(top, cv2.COLOR_BGR2RGB)), ambient=0.6,
                      diffuse=0.5)
-    meshes = _scene_meshes(miniatures, boxes)
+    meshes = _scene_meshes(miniatures, boxes, props)
     for mesh, colour in meshes:
         plotter.add_mesh(mesh, color=colour, smooth_shading=True, specular=0.2)
     plotter.camera.position, plotter.camera.focal_point, plotter.camera.up = camera, centre, (0, 0, 1)

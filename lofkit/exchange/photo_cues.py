@@ -1,0 +1,133 @@
+"""What tells a base on the table from other round outlines on an orthophoto: three measurements of each circle
+found, taken on the picture's colours (CIE Lab, OpenCV's 8-bit scale) around it.
+
+- `rim`: how dark its rim is. Bases have a black rim (the side, and the top's edge); a head, a barrel, a coloured
+  token has not. The darkest point of a thin band just inside the outline, on each of RIM_RAYS rays, median over
+  the rays, as a share of the table's lightness.
+- `ground`: how much of what lies just outside its near side (towards the point under the camera) is the mat. A
+  base stands on the table, so the table shows there; a token on a roof shows the roof, a barrel's top or a body's
+  top shows its own side going down towards the camera, a head its body. The share of rays on the near side whose
+  band outside the outline has the table's colour (`mat_colour`), or on the part facing the camera, if less.
+- `figure`: how different the middle is from the base's own top. A base has a figure standing in its middle, which
+  the orthophoto stretches away from the camera from the base's centre; a flat token, a barrel's lid or mouth, a
+  ball are one colour across. The colour distance between the middle (the centre and on from it, away from the
+  camera) and the top seen just inside the near rim.
+
+Each is a number per circle; `photo_bases.judge` decides. The mat is told by its hue (light and shade change its
+lightness much more); a figure by its colour and lightness alike (a grey figure in shade on a black base differs
+from it in lightness only).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+RIM_RAYS = 72
+"""Rays around a circle for each measurement (every 5 degrees)."""
+RIM_PERCENTILE = 50
+RIM_BAND_MM = (0.4, 2.0)
+"""The rim band: this far inside the outline (mm). A base's black edge and its near side are 1-3 mm wide."""
+OUTSIDE_BAND_MM = (1.5, 4.5)
+"""The band outside the outline looked at for the table (mm): clear of the outline's blur, within a base's gap."""
+NEAR_SIDE_DEGREES = 80.0
+"""The near side: rays within this angle of the direction towards the point under the camera..."""
+FACING_DEGREES = 20.0
+"""...and, looked at on its own, the part facing the camera: a head's body joins it there, however thin."""
+TOP_BAND = (0.15, 0.3)
+"""The base's top is sampled this share of the radius in from its near edge (the near rim less the side seen inside
+it, `wall`), on the near side (within NEAR_TOP_DEGREES): inside the rim, clear of the figure's foot."""
+NEAR_TOP_DEGREES = 50.0
+"""(The figure leans away from the camera on the orthophoto, so the top is looked for on the camera's side.)"""
+MIDDLE_REACH = 0.45
+"""The middle is sampled from the centre to this share of the radius away from the camera (a figure's foot and what
+the orthophoto stretches of it), and 0.1 of the radius to either side."""
+MAT_SHRINK = 16
+"""The mat's colour is the median of every this-many-th pixel along each axis (plenty for a median)."""
+MATCHES_MAT = 8.0
+"""A colour within this distance (`colour_distance`, lightness weighed MAT_LIGHTNESS) of the mat's is the mat:
+above the spread of a mat's hue, below the step to a grey roof or a painted side (15 and more)."""
+MAT_LIGHTNESS = 0.2
+"""The mat is told by its hue: its lightness varies with the light, the mottle and the halo a phone's sharpening
+draws around a black base; it counts a fifth."""
+FIGURE_PERCENTILE = 75
+"""The middle's difference is the one this share (%) of its samples reach: a figure may fill only part of it (a
+thin body, a helmet as dark as the base over the rest), a flat top reaches little anywhere."""
+SAMPLE_ROW = 4096
+"""Samples are taken this many to a row of the map `cv2.remap` reads."""
+NEAR_CAMERA_PX = 1.0
+"""A circle whose centre is closer than this (pixels) to the point under the camera has no near side: all rays are."""
+
+
+def colour_distance(lab: np.ndarray, reference: np.ndarray, lightness: float = 1.0) -> np.ndarray:
+    """Distance between Lab colours (last axis), lightness weighed by `lightness`."""
+    delta = lab.astype(np.float32) - reference.astype(np.float32)
+    return np.sqrt((lightness * delta[..., 0]) ** 2 + delta[..., 1] ** 2 + delta[..., 2] ** 2)
+
+
+def mat_colour(lab: np.ndarray) -> np.ndarray:
+    """The table's own colour: the median over the whole orthophoto (MAT_SHRINK times shrunk), black outside the
+    photo left out. A table is mostly bare mat; a roof, even one filling the space around a trooper on it, is not."""
+    small = lab[::MAT_SHRINK, ::MAT_SHRINK].reshape(-1, 3)
+    inside = small[small[:, 0] > 0]
+    return np.median(inside if len(inside) else small, axis=0).astype(np.float32)
+
+
+def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """`image` (float32) at sub-pixel points of any shape (laid out SAMPLE_ROW to a row: `cv2.remap`'s maps are
+    under 32768 on a side)."""
+    shape, count = xs.shape, xs.size
+    rows = -(-count // SAMPLE_ROW)
+    maps = [np.resize(np.asarray(v, np.float32).reshape(-1), rows * SAMPLE_ROW).reshape(rows, SAMPLE_ROW)
+            for v in (xs, ys)]
+    values = cv2.remap(image, *maps, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return values.reshape(rows * SAMPLE_ROW, *image.shape[2:])[:count].reshape(*shape, *image.shape[2:])
+
+
+def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray | None, wall: np.ndarray,
+         scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rim, ground, figure) for each circle (N, 3: x, y, radius in pixels of the Lab picture `lab`, `scale` mm per
+    pixel; `mat`: the table's colour, `mat_colour`); `foot` is the point under the camera in pixels (None: the photo
+    was taken from straight above, and every side is near); `wall` is how far (pixels) a base's side shows inside its
+    near rim there, its top's near edge pushed away from the camera."""
+    if len(circles) == 0:
+        return np.zeros(0), np.zeros(0), np.zeros(0)
+    lab = lab.astype(np.float32)
+    x, y, r = (circles[:, k, None] for k in range(3))
+    angles = np.linspace(0, 2 * np.pi, RIM_RAYS, endpoint=False)[None, :]
+    cos, sin = np.cos(angles), np.sin(angles)
+    if foot is None:
+        towards, sided = np.zeros((len(circles), 1)), np.zeros((len(circles), 1), dtype=bool)
+    else:
+        towards, sided = np.arctan2(foot[1] - y, foot[0] - x), np.hypot(foot[0] - x, foot[1] - y) > NEAR_CAMERA_PX
+    off = np.abs((angles - towards + np.pi) % (2 * np.pi) - np.pi)  # each ray's angle from the camera's side
+
+    def ring(reach_mm):
+        """Lab samples (N, rays, depths) at radii r + reach (mm)."""
+        reach = r[:, :, None] + np.asarray(reach_mm)[None, None, :] / scale
+        return _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)
+
+    near = np.where(sided, off <= np.radians(NEAR_SIDE_DEGREES), True)
+    darkest = np.where(near, ring(-np.linspace(*RIM_BAND_MM, 5))[..., 0].min(axis=2), np.nan)
+    rim = np.nanpercentile(darkest, RIM_PERCENTILE, axis=1) / max(float(mat[0]), 1.0)
+
+    outside = np.median(ring(np.linspace(*OUTSIDE_BAND_MM, 5)), axis=2)  # (N, rays, 3)
+    is_mat = colour_distance(outside, mat, lightness=MAT_LIGHTNESS) < MATCHES_MAT
+    ground = np.ones(len(circles))
+    for degrees in (NEAR_SIDE_DEGREES, FACING_DEGREES):
+        near = np.where(sided, off <= np.radians(degrees), True)
+        ground = np.minimum(ground, (is_mat & near).sum(axis=1) / near.sum(axis=1))
+
+    inner = np.maximum(r - np.asarray(wall, dtype=float).reshape(-1, 1), MIDDLE_REACH * r)  # the top's near edge
+    top_reach = inner[:, :, None] - np.linspace(*TOP_BAND, 4)[None, None, :] * r[:, :, None]
+    top = _sample(lab, x[:, :, None] + cos[:, :, None] * top_reach, y[:, :, None] + sin[:, :, None] * top_reach)
+    top_side = np.where(sided, off <= np.radians(NEAR_TOP_DEGREES), True)
+    top_colour = np.nanmedian(np.where(top_side[:, :, None, None], top, np.nan), axis=(1, 2))  # (N, 3)
+    away = towards[:, 0] + np.pi
+    along = np.linspace(0, MIDDLE_REACH, 6)[None, :, None] * r[:, :, None]
+    across = np.array([-0.1, 0.0, 0.1])[None, None, :] * r[:, :, None]
+    ux, uy = np.cos(away)[:, None, None], np.sin(away)[:, None, None]
+    middle = _sample(lab, x[:, :, None] + ux * along - uy * across, y[:, :, None] + uy * along + ux * across)
+    distance = colour_distance(middle, top_colour[:, None, None, :])
+    figure = np.percentile(distance.reshape(len(circles), -1), FIGURE_PERCENTILE, axis=1)
+    return rim, ground, figure

@@ -1,0 +1,79 @@
+"""`lofkit photo` proposes only real bases: rendered 12 MP photos (`lofkit.exchange.photo_sweep`) of random tables of
+troopers on bases of 20-120 mm (heads and bodies round from above, black rims, some tops painted), among barrels
+(some open), crates, a flat token on the table, and tokens, tanks and troopers on roofs, taken 25 to 75 degrees
+above the table from every side. Every proposal is checked against where the generator put the bases; the larger
+sweep is benchmarks/bench_photo_bases.py."""
+
+import numpy as np
+import pytest
+
+from lofkit.exchange.photo_bases import BASE_DIAMETERS, find_bases
+from lofkit.exchange.photo_sweep import MARKERS, PLACE_MM, TABLE, VIEWS, score, sweep_photo
+from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify
+
+PHOTOS = (0, 2, 4, 6, 8, 10)
+"""Every other view of the sweep: 25, 35, 45, 55, 65 and 75 degrees above the table, each from another side."""
+RECALL = 0.95
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    """Each photo with its table, the camera found from the markers, every circle found, and the score."""
+    found = {}
+    for k in PHOTOS:
+        shot, table = sweep_photo(k)
+        fit = fit_markers(shot.image, *TABLE, *MARKERS)
+        camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
+        bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+        found[k] = (shot, table, camera, bases, score([b for b in bases if b.status == "base"], table, shot.rim_seen))
+    return found
+
+
+def _view(k: int) -> str:
+    elevation, azimuth = VIEWS[k % len(VIEWS)]
+    return f"photo {k} ({elevation} degrees up, from {azimuth} degrees)"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", PHOTOS)
+def test_nothing_but_a_base_is_proposed(sweep, k):
+    shot, table, camera, bases, result = sweep[k]
+    assert np.linalg.norm(camera - shot.camera) < 10.0, f"{_view(k)}: camera found at {camera}, not {shot.camera}"
+    assert not result.false, (f"{_view(k)}: proposed where no base of that size stands within {PLACE_MM} mm "
+                              f"(position, nearest base mm, diameter): {result.false}")
+
+
+@pytest.mark.slow
+def test_at_least_95_percent_of_the_bases_in_sight_are_proposed_in_place_and_size(sweep):
+    visible = sum(result.visible for *_, result in sweep.values())
+    found = sum(result.found for *_, result in sweep.values())
+    missed = {k: [(round(m.x), round(m.y), m.diameter) for m in result.missed] for k, (*_, result) in sweep.items()
+              if result.missed}
+    assert visible >= 80, visible
+    assert found >= RECALL * visible, f"{found} of {visible} bases in sight proposed; missed (x, y, mm): {missed}"
+    for k, (*_, result) in sweep.items():
+        assert result.worst_mm <= PLACE_MM
+        assert result.found >= 0.85 * result.visible, f"{_view(k)}: {result.found} of {result.visible}: {missed[k]}"
+
+
+@pytest.mark.slow
+def test_the_photos_hold_every_kind_of_look_alike_and_the_detector_sees_them(sweep):
+    """The sweep tests something: each table has barrels, a flat token on the table, things on roofs and heads as
+    round as a base, and round outlines that are not bases are found and turned down (listed, not proposed)."""
+    for k, (shot, table, _, bases, result) in sweep.items():
+        kinds = {(p.kind, p.z > 0, p.height < 3) for p in table.props}
+        assert ("cylinder", False, False) in kinds and ("cylinder", False, True) in kinds, _view(k)  # barrel, token
+        assert any(p.z > 0 for p in table.props) or table.raised, _view(k)
+        assert any(2 * m.head >= 20 for m in table.bases), _view(k)
+        turned_down = [b for b in bases if b.status != "base"]
+        assert len(turned_down) >= 5, f"{_view(k)}: only {len(turned_down)} round outlines turned down"
+        assert all(b.reason for b in turned_down)
+
+
+@pytest.mark.slow
+def test_bases_of_other_sizes_are_proposed_at_their_size(sweep):
+    other = [(b.diameter_mm, m.diameter) for shot, table, _, bases, _ in sweep.values() for b in bases
+             if b.status == "base" for m in table.bases
+             if m.diameter not in BASE_DIAMETERS and np.hypot(b.position[0] - m.x, b.position[1] - m.y) <= PLACE_MM]
+    assert len(other) >= 5, other
+    assert all(abs(found - true) <= 1 for found, true in other), other
