@@ -5,7 +5,6 @@ found on it (see `photo_bases`) proposed as a trooper.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from lofkit.exchange.photo_table import (
     rectify,
 )
 from lofkit.scene.silhouettes import BASE_SILHOUETTES
+from lofkit.scene.table import written_on_table
 
 FILES = ("table.png", "scene.yaml")
 LOOSE_FIT_MM = 2.0
@@ -121,13 +121,9 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
     Lengths are written to 0.001 mm (the table) and 0.1 mm (positions), each base still wholly on the table."""
     width, depth = round(table_mm[0], 3), round(table_mm[1], 3)
 
-    def on_table(value: float, radius: float, length: float) -> float:
-        return min(max(round(value, 1), math.ceil(radius * 10) / 10), math.floor((length - radius) * 10) / 10)
-
     troopers = [{"id": f"base-{k + 1}", "side": "unknown", "proposed": True,
                  **trooper_size(base.diameter_mm),
-                 "position": [on_table(base.position[0], base.diameter_mm / 2, width),
-                              on_table(base.position[1], base.diameter_mm / 2, depth)]}
+                 "position": written_on_table(base.position, base.diameter_mm / 2, width, depth)}
                 for k, base in enumerate(bases)]
     return {"lofkit": 1, "units": "mm", "table": {"width": width, "depth": depth, "image": image}, "troopers": troopers}
 

@@ -9,7 +9,6 @@ model blocks only as the trooper's cylinder does, like every trooper.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ import trimesh
 
 from lofkit.exchange.scan_bases import FoundBase
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.scene.table import written_on_table
 
 CUT_MARGIN = 1.0
 """How far (mm) past the base's edge the cut reaches: a scan's noise, and the rim's bevel."""
@@ -58,16 +58,13 @@ def propose(bases: list[FoundBase], width: float, depth: float, table: float) ->
     proposals, symmetric = [], []
     ordered = sorted(bases, key=lambda b: (round(b.centre[1] / 50.0), b.centre[0]))
     for k, base in enumerate(ordered):
-        radius = base.diameter / 2
-        x = min(max(round(base.centre[0], 1), math.ceil(radius * 10) / 10), math.floor((width - radius) * 10) / 10)
-        y = min(max(round(base.centre[1], 1), math.ceil(radius * 10) / 10), math.floor((depth - radius) * 10) / 10)
         entry: dict = {"id": f"scan-{k + 1}", "side": "unknown", "proposed": True}
         silhouette = guess_silhouette(base.diameter, base.figure_height)
         if silhouette is not None:
             entry["silhouette"] = silhouette
         else:
             entry.update(base=base.diameter, height=round(base.figure_height, 1))
-        entry.update(position=[x, y], z=0.0 if base.z <= table else "auto")
+        entry.update(position=written_on_table(base.centre, base.diameter / 2, width, depth), z=0.0 if base.z <= table else "auto")
         if base.facing is not None:
             entry["facing"] = round(base.facing)
         else:

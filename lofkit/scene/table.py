@@ -6,12 +6,27 @@ docs/rules.md (Units and frames): "The table top is the plane z = 0 and spans `0
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lofkit.units import EPS
 
 ON_TABLE_TOLERANCE = EPS
 """A base (or a piece) reaching at most this far (mm) past a table edge still lies on the table."""
+
+
+def written_on_table(position, radius: float, width: float, depth: float) -> list[float]:
+    """A base centre (x, y) as a scene file writes it, to 0.1 mm, moved just enough to keep the base wholly on the
+    table (an importer's found base may reach a hair past an edge).
+
+    >>> written_on_table((12.44, 600.06), 12.5, 1219.2, 1219.2)
+    [12.5, 600.1]
+    """
+    def along(value: float, length: float) -> float:
+        return min(max(round(value, 1), math.ceil(radius * 10) / 10), math.floor((length - radius) * 10) / 10)
+
+    return [along(float(position[0]), width), along(float(position[1]), depth)]
 
 
 def table_overhang(lows, highs, width: float, depth: float) -> np.ndarray:
