@@ -46,12 +46,17 @@ class Scanner:
     """Stations on the ring around the table."""
 
 
-def miniature(centre, diameter: float, z: float, height: float, facing_deg: float | None) -> trimesh.Trimesh:
-    """A base (`BASE_THICKNESS` high) with a figure whose top is `height` above the base's underside: a round body,
-    a head round from above, and a rifle pointing along `facing_deg` (None: no rifle, a symmetric figure)."""
+def miniature(centre, diameter: float, z: float, height: float, facing_deg: float | None,
+              bevel: float = 0.0) -> trimesh.Trimesh:
+    """A base (`BASE_THICKNESS` high, its top `bevel` mm narrower than its foot all round) with a figure whose top
+    is `height` above the base's underside: a round body, a head round from above, and a rifle pointing along
+    `facing_deg` (None: no rifle, a symmetric figure)."""
     radius = diameter / 2
-    parts = [trimesh.creation.cylinder(radius=radius, height=BASE_THICKNESS, sections=96)]
-    parts[0].apply_translation((0, 0, BASE_THICKNESS / 2))
+    base = trimesh.creation.cylinder(radius=radius, height=BASE_THICKNESS, sections=96)
+    top = base.vertices[:, 2] > 0
+    base.vertices[top, :2] *= (radius - bevel) / radius
+    base.apply_translation((0, 0, BASE_THICKNESS / 2))
+    parts = [base]
     head = min(0.12 * height, 0.3 * radius)
     body_top = height - 2 * head
     body = trimesh.creation.cylinder(radius=min(0.32 * radius, 9.0), height=body_top - BASE_THICKNESS, sections=40)
@@ -70,13 +75,14 @@ def miniature(centre, diameter: float, z: float, height: float, facing_deg: floa
     return figure
 
 
-def miniatures(world: World, symmetric: set[str] = frozenset()) -> list[trimesh.Trimesh]:
+def miniatures(world: World, symmetric: set[str] = frozenset(), bevel: float = 0.0) -> list[trimesh.Trimesh]:
     """A miniature for every trooper of `world` (markers included: they are models too), at its base and facing,
-    standing (a prone trooper's model stands; its state is a token); the ids in `symmetric` get no rifle."""
+    standing (a prone trooper's model stands; its state is a token); the ids in `symmetric` get no rifle; every
+    base is `bevel` mm narrower on top."""
     volumes = world.troopers
     standing = [volume_size(t.silhouette, t.base, t.height, marker=t.marker)[1] for t in world.scene.troopers]
     return [miniature(volumes.centre[i], 2 * volumes.radius[i], volumes.z[i], standing[i],
-                      None if trooper.id in symmetric else float(volumes.facing[i]))
+                      None if trooper.id in symmetric else float(volumes.facing[i]), bevel)
             for i, trooper in enumerate(world.scene.troopers)]
 
 
@@ -130,12 +136,13 @@ def seen_vertices(mesh: trimesh.Trimesh, eyes: np.ndarray) -> np.ndarray:
     return seen
 
 
-def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0,
-               symmetric: set[str] = frozenset()) -> trimesh.Trimesh:
-    """The reconstructed surface (table mm, z up) of `world` with its miniatures, table, legs and floor."""
+def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0, symmetric: set[str] = frozenset(),
+               bevel: float = 0.0) -> trimesh.Trimesh:
+    """The reconstructed surface (table mm, z up) of `world` with its miniatures (bases `bevel` mm narrower on top),
+    table, legs and floor."""
     rng = np.random.default_rng(seed)
     width, depth = world.scene.table.width, world.scene.table.depth
-    parts = ([_fine(m, scanner.miniature_edge) for m in miniatures(world, symmetric)]
+    parts = ([_fine(m, scanner.miniature_edge) for m in miniatures(world, symmetric, bevel)]
              + [_fine(p.mesh, scanner.terrain_edge) for p in world.pieces]
              + [_fine(m, scanner.table_edge) for m in room(width, depth)])
     whole = trimesh.util.concatenate(parts)

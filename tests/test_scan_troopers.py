@@ -115,6 +115,19 @@ def test_every_hole_is_closed_when_asked(phone_scan, tmp_path, run_cli):
     assert holes["large_open"] == {} and sum(holes["large_closed"].values()) > 0
 
 
+def test_bevelled_bases_are_named_by_their_foot(game, tmp_path, run_cli):
+    """Bases 1.5 mm narrower on top than at their foot all round (a 25 mm base is 22 mm across its top): each is
+    proposed at its foot's size."""
+    folder, world, _ = game
+    surface = scan_scene(world, SCANNER, symmetric=GAME_SYMMETRIC, bevel=1.5)
+    scan = as_phone_file(surface, tmp_path / "bevelled.glb", yaw_deg=-37.0)
+    result = run_cli("import-scan", scan, "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.stderr
+    found = compare(world, tmp_path / "out" / "scene.yaml")
+    assert found.missed == () and found.invented == () and found.wrong_size == (), found
+    assert max(found.offsets.values()) <= 3.0
+
+
 def test_a_scan_in_centimetres_z_up_and_turned_is_read_with_its_table_given(game, tmp_path, run_cli):
     """The same game as an OBJ in centimetres, z up, turned 200 degrees: the units are unknown, the table given."""
     _, world, surface = game

@@ -42,6 +42,10 @@ part of it."""
 SUPPORT_FLAT = 0.4
 """The least share of a ring just outside the disc that is one flat surface about a base's thickness below its top:
 what the base stands on (the rest may be another base, a wall or an edge)."""
+FOOT_BIN = 0.5
+"""Width (mm) of the rings in which a base's foot is looked for: half a cell."""
+FOOT_HEIGHT = 0.75
+"""A ring whose median lies this close (mm) to the support is past the base's foot: three times a scan's noise."""
 STANDARD_BASES = (25.0, 40.0, 55.0, 70.0)
 SNAP = 2.0
 """A diameter within this (mm) of a standard base is that base."""
@@ -204,8 +208,22 @@ def _test(surface, step, origin, px, py, ux, uy, circle) -> FoundBase | None:
         return None
     offset = figure[:, :2].mean(axis=0) - (cx, cy)
     facing = math.degrees(math.atan2(offset[1], offset[0])) % 360 if np.hypot(*offset) >= FACING_OFFSET else None
-    return FoundBase((cx, cy), _diameter(2 * radius), support, height, facing, rim_share, residual, int(near.sum()),
-                     top_flat, support_flat)
+    foot = _footprint(ring(radius - 3.0, radius + 6.0, with_xy=True), (cx, cy), radius - 3.0, support)
+    return FoundBase((cx, cy), _diameter(2 * (foot if foot is not None else radius)), support, height, facing,
+                     rim_share, residual, int(near.sum()), top_flat, support_flat)
+
+
+def _footprint(cells: np.ndarray, centre, start: float, support: float) -> float | None:
+    """The base's radius where it meets what it stands on: going out from `start` in `FOOT_BIN` rings, the first
+    ring whose median height is within `FOOT_HEIGHT` of the support (a bevelled base is narrower on top than at its
+    foot, and players name a base by its foot). None when no ring comes down."""
+    distance = np.hypot(cells[:, 0] - centre[0], cells[:, 1] - centre[1])
+    bins = ((distance - start) / FOOT_BIN).astype(int)
+    for k in range(int(bins.max()) + 1 if len(bins) else 0):
+        heights = cells[bins == k, 2]
+        if len(heights) and np.median(heights) <= support + FOOT_HEIGHT:
+            return start + k * FOOT_BIN
+    return None
 
 
 def _ring(surface, step, origin, cx, cy, radius):
