@@ -24,8 +24,10 @@ demo: setup
 	$(BIN)/lofkit orders examples/armies/blue.yaml
 	@echo "the workbench, in a browser: $(BIN)/lofkit serve examples/tables/table-b.yaml (then open http://127.0.0.1:8765/)"
 
+# The suite on every core (pytest-xdist; TEST_WORKERS=0 runs it in one process), the 25 slowest tests listed at the end.
+TEST_WORKERS ?= auto
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=8 --dist loadgroup --durations=25
 
 # Everything but the tests marked slow (see pyproject.toml), for a quick check while working.
 test-fast: setup

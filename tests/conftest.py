@@ -6,6 +6,11 @@ Profiles: `ci` (the default) is derandomized, so every run, on any machine, draw
 is reproducible from the test's name alone; `random` draws new examples on each run, for exploring locally:
 `pytest --hypothesis-profile=random`, or `HYPOTHESIS_PROFILE=random pytest` (the command-line option wins).
 A failing example prints a `@reproduce_failure` blob in both. Tests that give `max_examples` keep their own count.
+
+In parallel (`make test`: pytest-xdist, `-n`) each worker is a session of its own (its own scratch folders, its own
+`example_run`, its own ports: `helpers.free_port`), and the tests marked slow are handed out first, so that no worker
+is left with a long test at the end while the other has nothing to do. Shared files are written whole, then renamed
+(the inner parts' cache, numba's compiled kernels, the test meshes).
 """
 
 from __future__ import annotations
@@ -25,6 +30,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 os.environ.setdefault("LOFKIT_CACHE", str(REPO / ".cache" / "lofkit"))
 """The tests keep the inner parts they compute in the repository (git ignores .cache/), not in the user's cache."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, the tests marked slow first (each worker collects, and sorts, the same way)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture

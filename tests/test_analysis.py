@@ -25,7 +25,7 @@ from lofkit.design.exposure import SightOptions, viewer_batches
 from lofkit.design.layout import cell_centres, place, terrain_only, zone_points
 from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
 from lofkit.rules.lof import check
-from tests.helpers import scene_data, write_scene
+from tests.helpers import scene_data, wall, write_scene
 
 WIDTH = 300.0
 OPTIONS = SightOptions(cell_size=50, viewer_spacing=50)
@@ -45,16 +45,11 @@ def world_of(data: dict) -> World:
     return World.from_scene(scene_from_data(data))
 
 
-def wall(y, height, thickness=10.0, name="wall") -> dict:
-    """A wall across the whole width of the table at `y`."""
-    return {"id": name, "wall": {"from": [0, y], "to": [WIDTH, y], "thickness": thickness, "height": height}}
-
-
 def box(name, centre, size, **fields) -> dict:
     return {"id": name, "box": {"size": list(size)}, "position": [*centre, 0], **fields}
 
 
-TALL_WALL = wall(150, 120)  # y in [145, 155], 120 mm tall: taller than any S2 (40 mm)
+TALL_WALL = wall(0, 150, WIDTH, 150, 120)  # across the table, y in [145, 155], 120 mm tall: taller than any S2 (40 mm)
 
 
 # --- 1. an empty table is fully exposed ------------------------------------------------------------------------------
@@ -126,7 +121,7 @@ def test_a_tower_behind_the_wall_exposes_the_probes_on_its_roof():
 def test_a_wall_lower_than_the_probe_does_not_hide_it():
     # a 20 mm wall across the table: the top eye of a viewer (z = 40) sees the 3 x 3 mm square at the top of every
     # probe (z in [37, 40]) along segments that never go below z = 37 > 20, so every cell is seen by all 6 viewers
-    result = heatmap(world_of(table([wall(150, 20)], depth=400)), "blue", OPTIONS)
+    result = heatmap(world_of(table([wall(0, 150, WIDTH, 150, 20)], depth=400)), "blue", OPTIONS)
     assert (result.counts == VIEWERS).all() and result.exposed_share == 1.0
 
 

@@ -5,12 +5,7 @@ import json
 import pytest
 
 from lofkit.rules.aro import SPACING, aro, stations
-from tests.helpers import build_world, scene_data, trooper, write_scene
-
-
-def enemy(trooper_id, x, y, **fields):
-    return trooper(trooper_id, x, y, **{"side": "red", "facing": 270, **fields})
-
+from tests.helpers import build_world, enemy, scene_data, trooper, write_scene
 
 WALL = {"id": "wall", "wall": {"from": [300, 500], "to": [600, 500], "thickness": 10, "height": 100}}
 

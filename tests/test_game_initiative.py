@@ -21,7 +21,7 @@ from lofkit.game.initiative import (
     lieutenant_of,
     roll_winner,
 )
-from tests.game_helpers import army_data, regulars, trooper, unit
+from tests.helpers import army_data, army_trooper, regulars, unit
 
 
 def per_roll(odds) -> tuple[int, int, int, int]:
@@ -107,13 +107,13 @@ def test_the_lieutenant_is_the_trooper_with_the_lieutenant_option_and_rolls_its_
 
 def test_a_special_character_marked_lieutenant_is_the_lieutenant():
     units = {"line": unit(), "hero": unit("Hero", special_character=True, wip=15)}
-    army = army_from_data(army_data([*regulars(2), trooper("h", unit_name="hero", lieutenant=True)], units))
+    army = army_from_data(army_data([*regulars(2), army_trooper("h", unit_name="hero", lieutenant=True)], units))
     assert (lieutenant_of(army, "a.yaml").trooper_id, lieutenant_of(army, "a.yaml").wip) == ("h", 15)
 
 
 @pytest.mark.parametrize(("troopers", "why"), [
     pytest.param(regulars(3), "no Lieutenant", id="none"),
-    pytest.param([*regulars(2, lieutenant=1), trooper("t3", option="Lieutenant")],
+    pytest.param([*regulars(2, lieutenant=1), army_trooper("t3", option="Lieutenant")],
                  r"2 Lieutenants: troopers\[0\] \(t1\), troopers\[2\] \(t3\)", id="two"),
 ])
 def test_a_list_needs_exactly_one_lieutenant(troopers, why):
@@ -122,7 +122,7 @@ def test_a_list_needs_exactly_one_lieutenant(troopers, why):
 
 
 def test_a_lieutenant_of_an_undefined_unit_is_named_by_its_place():
-    army = army_from_data(army_data([*regulars(1), trooper("x", unit_name="ghost", lieutenant=True)]))
+    army = army_from_data(army_data([*regulars(1), army_trooper("x", unit_name="ghost", lieutenant=True)]))
     with pytest.raises(ArmyError, match=r"a\.yaml: troopers\[1\]\.unit: the Lieutenant's unit 'ghost'"):
         lieutenant_of(army, "a.yaml")
 
@@ -137,7 +137,7 @@ def test_a_lieutenant_whose_unit_gives_no_wip_is_an_error():
 def test_a_trooper_of_a_unit_the_list_lacks_is_an_error_as_for_orders(tmp_path):
     """Not only the Lieutenant: any trooper naming a unit its list does not define (a typo) stops the roll, as it
     stops `lofkit orders`."""
-    troopers = [*regulars(2, lieutenant=1), trooper("x", unit_name="outridr")]
+    troopers = [*regulars(2, lieutenant=1), army_trooper("x", unit_name="outridr")]
     path_a = write_list(tmp_path, "a.yaml", troopers, {"line": unit(wip=14)})
     path_b = write_list(tmp_path, "b.yaml", regulars(2, lieutenant=2), {"line": unit(wip=12)})
     with pytest.raises(ArmyError, match=r"a\.yaml: troopers\[2\]\.unit: x: no unit 'outridr'"):

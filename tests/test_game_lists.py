@@ -12,8 +12,7 @@ import yaml
 
 from lofkit.game.army import ArmyError, army_from_data, army_schema, army_schema_json, load_army
 from lofkit.game.listcheck import check_list
-from tests.game_helpers import army_data, build_army, regulars, trooper, unit
-from tests.helpers import REPO
+from tests.helpers import REPO, army_data, army_trooper, build_army, regulars, unit
 
 ARMIES = REPO / "examples" / "armies"
 
@@ -49,7 +48,7 @@ def test_a_combat_group_holds_at_most_ten_troopers(size, legal):
 
 @pytest.mark.parametrize("limit, legal", [(40, True), (39, False)])
 def test_points_exactly_at_the_limit_and_one_over(limit, legal):
-    army = build_army([trooper("lt", option="Lieutenant"), trooper("a"), trooper("b", option="Heavy Gun")], points=limit)
+    army = build_army([army_trooper("lt", option="Lieutenant"), army_trooper("a"), army_trooper("b", option="Heavy Gun")], points=limit)
     assert check_list(army).points == 10 + 10 + 20
     assert ("points" in rules_broken(army)) is not legal
 
@@ -58,9 +57,9 @@ def _swc_army(guns: int, points: int, extra: str | None = None, extra_as_lieuten
     line = unit()
     line["options"].append({"name": "Officer", "cost": 18, "swc": extra or "+0",
                             "extra_swc_only_as_lieutenant": extra_as_lieutenant})
-    troopers = [trooper(f"g{k}", option="Heavy Gun") for k in range(guns)]
-    officer = trooper("officer", option="Officer", lieutenant=True if extra_is_lt else None)
-    lieutenant = [] if extra_is_lt else [trooper("lt", option="Lieutenant")]
+    troopers = [army_trooper(f"g{k}", option="Heavy Gun") for k in range(guns)]
+    officer = army_trooper("officer", option="Officer", lieutenant=True if extra_is_lt else None)
+    lieutenant = [] if extra_is_lt else [army_trooper("lt", option="Lieutenant")]
     units = {"line": {**line, "special_character": True, "skills": ["lieutenant"]}}
     return build_army(troopers + [officer] + lieutenant, units, points=points)
 
@@ -86,14 +85,14 @@ def test_the_swc_allowance_is_points_over_fifty_exactly():
 @pytest.mark.parametrize("ava, taken, legal", [(2, 2, True), (2, 3, False), ("total", 15, True), (0, 1, False)])
 def test_ava_at_its_value_one_over_and_total(ava, taken, legal):
     units = {"line": unit(), "elite": unit("Elite", ava=ava)}
-    army = build_army([trooper("lt", option="Lieutenant")] + [trooper(f"e{k}", k // 10 + 1, unit_name="elite")
+    army = build_army([army_trooper("lt", option="Lieutenant")] + [army_trooper(f"e{k}", k // 10 + 1, unit_name="elite")
                                                                for k in range(taken)], units, points=1000)
     assert ("ava" not in rules_broken(army)) is legal
 
 
 def test_ava_counts_troopers_of_a_unit_whatever_their_options_and_a_sectorial_uses_its_own():
     units = {"line": unit(ava=2, sectorial_ava={"coast": 4})}
-    troopers = [trooper("lt", option="Lieutenant"), trooper("a", option="Heavy Gun"), trooper("b")]
+    troopers = [army_trooper("lt", option="Lieutenant"), army_trooper("a", option="Heavy Gun"), army_trooper("b")]
     assert rules_broken(build_army(troopers, units)) == ["ava"]
     assert rules_broken(build_army(troopers, units, sectorial="coast")) == []
     assert rules_broken(build_army(troopers, units, sectorial="inland")) == ["ava"]
@@ -101,7 +100,7 @@ def test_ava_counts_troopers_of_a_unit_whatever_their_options_and_a_sectorial_us
 
 @pytest.mark.parametrize("lieutenants, legal", [(0, False), (1, True), (2, False)])
 def test_exactly_one_lieutenant(lieutenants, legal):
-    army = build_army([trooper(f"t{k}", option="Lieutenant" if k < lieutenants else "Rifle") for k in range(3)])
+    army = build_army([army_trooper(f"t{k}", option="Lieutenant" if k < lieutenants else "Rifle") for k in range(3)])
     assert ("lieutenant" not in rules_broken(army)) is legal
 
 
@@ -123,28 +122,28 @@ IRREGULAR = "it is Irregular in its profile, and an Irregular profile can never 
 
 
 @pytest.mark.parametrize(("candidate", "problems"), [
-    pytest.param(trooper("c", option="Lieutenant"), [], id="lieutenant option, regular unit"),
-    pytest.param(trooper("c", option="Command", unit_name="sergeant"), [], id="option with the lieutenant skill"),
-    pytest.param(trooper("c", option="Lieutenant", unit_name="irregular"),
+    pytest.param(army_trooper("c", option="Lieutenant"), [], id="lieutenant option, regular unit"),
+    pytest.param(army_trooper("c", option="Command", unit_name="sergeant"), [], id="option with the lieutenant skill"),
+    pytest.param(army_trooper("c", option="Lieutenant", unit_name="irregular"),
                  [("troopers[1].option", IRREGULAR)], id="lieutenant option, irregular unit"),
-    pytest.param(trooper("c", option="Lieutenant", unit_name="drone"), [("troopers[1].option", REMOTE)],
+    pytest.param(army_trooper("c", option="Lieutenant", unit_name="drone"), [("troopers[1].option", REMOTE)],
                  id="lieutenant option, remote"),
-    pytest.param(trooper("c", unit_name="hero", lieutenant=True), [], id="special character, unit skill"),
-    pytest.param(trooper("c", option="Command", unit_name="masked"), [], id="special character, option skill"),
-    pytest.param(trooper("c", unit_name="mystery", lieutenant=True), [("troopers[1].lieutenant", NO_SKILL)],
+    pytest.param(army_trooper("c", unit_name="hero", lieutenant=True), [], id="special character, unit skill"),
+    pytest.param(army_trooper("c", option="Command", unit_name="masked"), [], id="special character, option skill"),
+    pytest.param(army_trooper("c", unit_name="mystery", lieutenant=True), [("troopers[1].lieutenant", NO_SKILL)],
                  id="special character without the skill"),
-    pytest.param(trooper("c", option="Pistol", unit_name="masked", lieutenant=True),
+    pytest.param(army_trooper("c", option="Pistol", unit_name="masked", lieutenant=True),
                  [("troopers[1].lieutenant", NO_SKILL)], id="special character, option without the skill"),
-    pytest.param(trooper("c", lieutenant=True), [("troopers[1].lieutenant", NOT_AN_OPTION)],
+    pytest.param(army_trooper("c", lieutenant=True), [("troopers[1].lieutenant", NOT_AN_OPTION)],
                  id="regular trooper without a lieutenant option"),
-    pytest.param(trooper("c", unit_name="rogue", lieutenant=True),
+    pytest.param(army_trooper("c", unit_name="rogue", lieutenant=True),
                  [("troopers[1].lieutenant", REMOTE), ("troopers[1].lieutenant", IRREGULAR),
                   ("troopers[1].lieutenant", NO_SKILL)], id="every reason of an irregular remote character"),
 ])
 def test_who_can_be_the_lieutenant(candidate, problems):
     """A Lieutenant option (`lieutenant: true` or the option's `lieutenant` skill) or a special character with the
     Lieutenant skill, never an Irregular or Remote profile. A TAG keeps Remotes legal."""
-    army = build_army([trooper("t", unit_name="tag"), candidate], LIEUTENANT_UNITS, points=1000)
+    army = build_army([army_trooper("t", unit_name="tag"), candidate], LIEUTENANT_UNITS, points=1000)
     result = check_list(army)
     assert [(p.rule, p.where) for p in result.problems] == [("lieutenant", place) for place, _ in problems]
     assert all(p.message.startswith(f"c: {says}") for p, (_, says) in zip(result.problems, problems))
@@ -153,7 +152,7 @@ def test_who_can_be_the_lieutenant(candidate, problems):
 
 def test_a_lieutenant_skill_on_the_unit_alone_does_not_make_a_trooper_lieutenant():
     """Only its option or its own `lieutenant: true` says which trooper of a Lieutenant-skilled unit leads."""
-    army = build_army([trooper("h1", unit_name="hero"), trooper("h2", unit_name="hero", lieutenant=True)],
+    army = build_army([army_trooper("h1", unit_name="hero"), army_trooper("h2", unit_name="hero", lieutenant=True)],
                       LIEUTENANT_UNITS)
     assert check_list(army).valid and check_list(army).lieutenant == "h2"
 
@@ -162,7 +161,7 @@ def test_a_trooper_has_its_units_skills_its_options_and_lieutenant_from_its_opti
     units = {"line": unit(skills=["camouflage"], options=[
         {"name": "Rifle", "cost": 10}, {"name": "Lieutenant", "cost": 10, "lieutenant": True},
         {"name": "Hacking Device", "cost": 16, "swc": 0.5, "skills": ["hacker"]}])}
-    army = build_army([trooper("a"), trooper("b", option="Lieutenant"), trooper("c", option="Hacking Device")], units)
+    army = build_army([army_trooper("a"), army_trooper("b", option="Lieutenant"), army_trooper("c", option="Hacking Device")], units)
     assert [army.skills_of(t) for t in army.troopers] == [
         {"camouflage"}, {"camouflage", "lieutenant"}, {"camouflage", "hacker"}]
 
@@ -170,10 +169,10 @@ def test_a_trooper_has_its_units_skills_its_options_and_lieutenant_from_its_opti
 def test_a_remote_needs_a_tag_or_a_hacker_anywhere_in_the_list():
     units = {"line": unit(), "drone": unit("Drone", type="REM", w=None, str=1),
              "hacker": unit("Hacker", skills=["hacker"]), "tag": unit("Tag", type="TAG", w=None, str=3)}
-    base = [trooper("lt", option="Lieutenant"), trooper("d", 2, unit_name="drone")]
+    base = [army_trooper("lt", option="Lieutenant"), army_trooper("d", 2, unit_name="drone")]
     assert rules_broken(build_army(base, units)) == ["remote"]
-    assert rules_broken(build_army(base + [trooper("h", 1, unit_name="hacker")], units)) == []
-    assert rules_broken(build_army(base + [trooper("t", 1, unit_name="tag")], units)) == []
+    assert rules_broken(build_army(base + [army_trooper("h", 1, unit_name="hacker")], units)) == []
+    assert rules_broken(build_army(base + [army_trooper("t", 1, unit_name="tag")], units)) == []
 
 
 def test_a_hacker_option_makes_only_the_trooper_taking_it_a_hacker():
@@ -181,10 +180,10 @@ def test_a_hacker_option_makes_only_the_trooper_taking_it_a_hacker():
     Combi Rifles do not."""
     units = {"line": unit(), "drone": unit("Drone", type="REM", w=None, str=1), "signals": unit("Signals", options=[
         {"name": "Combi Rifle", "cost": 10}, {"name": "Hacking Device", "cost": 16, "swc": 0.5, "skills": ["hacker"]}])}
-    base = [trooper("lt", option="Lieutenant"), trooper("d", 2, unit_name="drone")]
-    with_device = build_army(base + [trooper("s1", option="Combi Rifle", unit_name="signals"),
-                                     trooper("s2", option="Hacking Device", unit_name="signals")], units)
-    without = build_army(base + [trooper(f"s{k}", option="Combi Rifle", unit_name="signals") for k in (1, 2)], units)
+    base = [army_trooper("lt", option="Lieutenant"), army_trooper("d", 2, unit_name="drone")]
+    with_device = build_army(base + [army_trooper("s1", option="Combi Rifle", unit_name="signals"),
+                                     army_trooper("s2", option="Hacking Device", unit_name="signals")], units)
+    without = build_army(base + [army_trooper(f"s{k}", option="Combi Rifle", unit_name="signals") for k in (1, 2)], units)
     assert rules_broken(with_device) == []
     assert [(p.rule, p.where) for p in check_list(without).problems] == [("remote", "troopers")]
     assert "Remotes (d) need a TAG or a trooper with the Hacker skill" in check_list(without).problems[0].message
@@ -208,7 +207,7 @@ def test_an_unknown_skill_is_refused_with_its_place_and_the_known_names(tmp_path
 
 def test_mercenaries_stay_out_of_alien_lists_unless_their_unit_says_so():
     units = {"line": unit(), "merc": unit("Mercs", classification="mercenary")}
-    troopers = [trooper("lt", option="Lieutenant"), trooper("m", unit_name="merc")]
+    troopers = [army_trooper("lt", option="Lieutenant"), army_trooper("m", unit_name="merc")]
     assert rules_broken(build_army(troopers, units, faction={"name": "combined", "alien": True})) == ["mercenary"]
     assert rules_broken(build_army(troopers, units)) == []
     units["merc"]["joins_alien_factions"] = True
@@ -216,19 +215,19 @@ def test_mercenaries_stay_out_of_alien_lists_unless_their_unit_says_so():
 
 
 def test_a_trooper_naming_an_unknown_unit_or_option():
-    army = build_army([trooper("lt", option="Lieutenant"), trooper("x", unit_name="ghost"), trooper("y", option="Gun")])
+    army = build_army([army_trooper("lt", option="Lieutenant"), army_trooper("x", unit_name="ghost"), army_trooper("y", option="Gun")])
     problems = check_list(army).problems
     assert [(p.rule, p.where) for p in problems] == [("unit", "troopers[1].unit"), ("option", "troopers[2].option")]
 
 
 def test_every_problem_of_a_malformed_list_with_its_place(tmp_path):
-    data = army_data([trooper("a", group=0), trooper("a")], units={"line": unit(w=None, s=9)})
+    data = army_data([army_trooper("a", group=0), army_trooper("a")], units={"line": unit(w=None, s=9)})
     with pytest.raises(ArmyError) as caught:
         army_from_data(data, tmp_path / "list.yaml")
     places = [p.where for p in caught.value.problems]
     assert "troopers[0].group" in places and "units.line.s" in places and str(tmp_path / "list.yaml") in str(caught.value)
     with pytest.raises(ArmyError, match=r"troopers\[1\]\.id: duplicate id 'a' \(first used at troopers\[0\]\.id\)"):
-        army_from_data(army_data([trooper("a"), trooper("a")]))
+        army_from_data(army_data([army_trooper("a"), army_trooper("a")]))
 
 
 @pytest.mark.parametrize(("profile", "place", "says"), [
@@ -250,7 +249,7 @@ def test_a_profile_value_out_of_range_or_true_is_refused_with_its_place(tmp_path
 
 
 @pytest.mark.parametrize(("troopers", "fields", "place", "says"), [
-    ([trooper("t1", lieutenant=1)], {}, "troopers[0].lieutenant", "expected true or false, got 1"),
+    ([army_trooper("t1", lieutenant=1)], {}, "troopers[0].lieutenant", "expected true or false, got 1"),
     (regulars(2, lieutenant=1), {"faction": {"name": "x", "alien": 0}}, "faction.alien", "expected true or false, got 0"),
 ])
 def test_a_number_where_true_or_false_goes_is_refused_with_its_place(tmp_path, run_cli, troopers, fields, place, says):

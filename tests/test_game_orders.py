@@ -19,7 +19,7 @@ from lofkit.game.orders import (
     victory_points,
 )
 from lofkit.game.turn import end_of_turn, tactical_phase, turn_sequence
-from tests.game_helpers import army_data, build_army, regulars, trooper, unit
+from tests.helpers import army_data, army_trooper, build_army, regulars, unit
 
 UNITS = {"line": unit(), "irregular": unit("Irregulars", training="irregular"),
          "hothead": unit("Hotheads", impetuous="impetuous"),
@@ -42,7 +42,7 @@ def twelve_regulars():
 
 def seven_and_three(lieutenant_state=()):
     """Group 1: t1..t7 Regular (t1 the Lieutenant) and i1 Irregular; group 2: t8..t10, t10 Unconscious."""
-    troopers = regulars(7, 1, lieutenant=1) + [trooper("i1", 1, unit_name="irregular")] + regulars(3, 2, first=8)
+    troopers = regulars(7, 1, lieutenant=1) + [army_trooper("i1", 1, unit_name="irregular")] + regulars(3, 2, first=8)
     troopers[0]["state"] = list(lieutenant_state)
     troopers[-1]["state"] = ["unconscious"]
     return army(troopers)
@@ -115,47 +115,47 @@ def test_same_army_with_its_lieutenant_dead_is_all_irregular():
 
 @pytest.mark.parametrize("state", ["dead", "unconscious", "sepsitorized"])
 def test_a_trooper_in_a_null_state_gives_no_order(state):
-    count = count_orders(army(regulars(3, lieutenant=1) + [trooper("i1", unit_name="irregular", state=state),
-                                                           trooper("h1", unit_name="hothead", state=state),
-                                                           trooper("t4", state=state)]))
+    count = count_orders(army(regulars(3, lieutenant=1) + [army_trooper("i1", unit_name="irregular", state=state),
+                                                           army_trooper("h1", unit_name="hothead", state=state),
+                                                           army_trooper("t4", state=state)]))
     assert (pools(count), count.irregular, count.impetuous) == ({1: 3}, (), ())
 
 
 def test_an_undeployed_trooper_gives_no_order_of_any_kind():
-    count = count_orders(army(regulars(2, lieutenant=1) + [trooper("t3", 2, state="undeployed"),
-                                                           trooper("i1", unit_name="irregular", state="undeployed"),
-                                                           trooper("h1", unit_name="hothead", state="undeployed")]))
+    count = count_orders(army(regulars(2, lieutenant=1) + [army_trooper("t3", 2, state="undeployed"),
+                                                           army_trooper("i1", unit_name="irregular", state="undeployed"),
+                                                           army_trooper("h1", unit_name="hothead", state="undeployed")]))
     assert (pools(count), count.irregular, count.impetuous, count.total) == ({1: 2, 2: 0}, (), (), 3)
 
 
 def test_a_trooper_deployed_as_a_marker_counts():
-    count = count_orders(army(regulars(2, lieutenant=1) + [trooper("t3", state="marker"),
-                                                           trooper("i1", unit_name="irregular", state="marker")]))
+    count = count_orders(army(regulars(2, lieutenant=1) + [army_trooper("t3", state="marker"),
+                                                           army_trooper("i1", unit_name="irregular", state="marker")]))
     assert (pools(count), count.irregular) == ({1: 3}, ("i1",))
 
 
 def test_an_isolated_trooper_other_than_the_lieutenant_still_counts():
-    count = count_orders(army(regulars(2, lieutenant=1) + [trooper("t3", state="isolated")]))
+    count = count_orders(army(regulars(2, lieutenant=1) + [army_trooper("t3", state="isolated")]))
     assert (pools(count), count.loss_of_lieutenant) == ({1: 3}, False)
 
 
 def test_an_impetuous_trooper_gives_its_order_and_an_impetuous_one():
-    count = count_orders(army(regulars(2, lieutenant=1) + [trooper("h1", unit_name="hothead"),
-                                                           trooper("b1", 2, unit_name="berserk")]))
+    count = count_orders(army(regulars(2, lieutenant=1) + [army_trooper("h1", unit_name="hothead"),
+                                                           army_trooper("b1", 2, unit_name="berserk")]))
     assert (pools(count), count.irregular, count.impetuous) == ({1: 3, 2: 0}, ("b1",), ("h1", "b1"))
     assert count.total == 3 + 1 + 2 + 1 and count.impetuous_phase
 
 
 def test_in_retreat_no_lieutenant_order_and_impetuous_orders_cannot_be_spent():
-    count = count_orders(army(regulars(2, lieutenant=1) + [trooper("h1", unit_name="hothead")]), retreat=True)
+    count = count_orders(army(regulars(2, lieutenant=1) + [army_trooper("h1", unit_name="hothead")]), retreat=True)
     assert (pools(count), count.lieutenant_order, count.impetuous) == ({1: 3}, 0, ())
     assert count.impetuous_unusable == ("h1",) and not count.impetuous_phase and count.total == 3
     assert not count.loss_of_lieutenant and count.reasons[0].startswith("Retreat!")
 
 
 def test_retreat_and_loss_of_lieutenant_together():
-    count = count_orders(army([trooper("t1", option="Lieutenant", state="dead"), trooper("t2"),
-                               trooper("h1", unit_name="hothead")]), retreat=True)
+    count = count_orders(army([army_trooper("t1", option="Lieutenant", state="dead"), army_trooper("t2"),
+                               army_trooper("h1", unit_name="hothead")]), retreat=True)
     assert count.loss_of_lieutenant and count.retreat and len(count.reasons) == 2
     assert (pools(count), count.irregular, count.impetuous_unusable, count.total) == ({1: 0}, ("t2", "h1"), ("h1",), 2)
 
@@ -165,15 +165,15 @@ def test_retreat_and_loss_of_lieutenant_together():
 @pytest.mark.parametrize(("state", "why"), [("dead", "is dead"), ("unconscious", "is unconscious"),
                                             ("undeployed", "is not deployed"), ("isolated", "is isolated")])
 def test_loss_of_lieutenant(state, why):
-    count = count_orders(army([trooper("t1", option="Lieutenant", state=state)] + regulars(2, first=2)
-                              + [trooper("t4", 2)]))
+    count = count_orders(army([army_trooper("t1", option="Lieutenant", state=state)] + regulars(2, first=2)
+                              + [army_trooper("t4", 2)]))
     assert count.loss_of_lieutenant and pools(count) == {1: 0, 2: 0} and count.lieutenant_order == 0
     live = ("t2", "t3", "t4") if state != "isolated" else ("t1", "t2", "t3", "t4")
     assert count.irregular == live and why in count.reasons[0]
 
 
 def test_no_loss_of_lieutenant_when_the_lieutenant_is_deployed_as_a_marker():
-    check = lieutenant_check(army([trooper("t1", option="Lieutenant", state="marker")]))
+    check = lieutenant_check(army([army_trooper("t1", option="Lieutenant", state="marker")]))
     assert (check.lieutenant, check.loss_of_lieutenant, check.reason) == ("t1", False, None)
 
 
@@ -185,7 +185,7 @@ def test_a_list_without_a_lieutenant_is_in_loss_of_lieutenant():
 
 def test_two_lieutenants_are_refused_with_their_place():
     with pytest.raises(ArmyError, match=r"troopers\[2\].lieutenant: a second Lieutenant \(t1, t3\)"):
-        count_orders(army(regulars(2, lieutenant=1) + [trooper("t3", lieutenant=True)]))
+        count_orders(army(regulars(2, lieutenant=1) + [army_trooper("t3", lieutenant=True)]))
 
 
 @pytest.mark.parametrize(("fields", "why"), [({"type": "REM", "w": None, "str": 1}, "a Remote"),
@@ -194,14 +194,14 @@ def test_orders_refuse_a_lieutenant_that_can_never_be_one(fields, why):
     """A Remote or an Irregular profile can never be the Lieutenant: no order count gives it a Lieutenant order."""
     units = {"line": unit(), "odd": unit("Odd", **fields)}
     with pytest.raises(ArmyError, match=rf"troopers\[1\].unit: the Lieutenant t2: it is {why}"):
-        count_orders(build_army([trooper("t1"), trooper("t2", option="Lieutenant", unit_name="odd")], units))
+        count_orders(build_army([army_trooper("t1"), army_trooper("t2", option="Lieutenant", unit_name="odd")], units))
 
 
 # the Impetuous deployment exception
 
 def impetuous_deployment(lieutenant_state=()):
-    return army([trooper("t1", option="Lieutenant", state=list(lieutenant_state)), trooper("t2"),
-                 trooper("h1", 2, unit_name="hothead", state="deployed_by_impetuous_order")])
+    return army([army_trooper("t1", option="Lieutenant", state=list(lieutenant_state)), army_trooper("t2"),
+                 army_trooper("h1", 2, unit_name="hothead", state="deployed_by_impetuous_order")])
 
 
 def test_a_trooper_deployed_by_its_impetuous_order_adds_its_regular_order_for_the_turn():
@@ -227,15 +227,15 @@ def test_in_loss_of_lieutenant_the_impetuous_deployment_brings_an_irregular_orde
 
 
 def test_a_lieutenant_deployed_by_its_impetuous_order_was_off_the_table_at_the_check():
-    listed = army([trooper("h1", unit_name="hothead", option="Lieutenant", state="deployed_by_impetuous_order"),
-                   trooper("t2")])
+    listed = army([army_trooper("h1", unit_name="hothead", option="Lieutenant", state="deployed_by_impetuous_order"),
+                   army_trooper("t2")])
     count = count_orders(listed)
     assert count.loss_of_lieutenant and count.irregular == ("h1", "t2") and "Tactical phase" in count.reasons[0]
 
 
 def test_only_an_impetuous_trooper_can_be_deployed_by_its_impetuous_order():
     with pytest.raises(ArmyError, match=r"troopers\[1\].state: 't2' is marked deployed_by_impetuous_order"):
-        count_orders(army(regulars(1, lieutenant=1) + [trooper("t2", state="deployed_by_impetuous_order")]))
+        count_orders(army(regulars(1, lieutenant=1) + [army_trooper("t2", state="deployed_by_impetuous_order")]))
 
 
 # Victory Points
@@ -243,9 +243,9 @@ def test_only_an_impetuous_trooper_can_be_deployed_by_its_impetuous_order():
 def test_victory_points_of_the_retreat_example():
     costs = {"c40": 40, "c25": 25, "c18": 18, "c117": 117, "c100": 100}
     priced = unit(options=[{"name": name, "cost": cost} for name, cost in costs.items()])
-    listed = build_army([trooper("a", option="c40", state="dead"), trooper("b", option="c25", state="dead"),
-                         trooper("c", option="c18", state="unconscious"), trooper("d", option="c117"),
-                         trooper("e", option="c100", state="undeployed")], {"line": priced})
+    listed = build_army([army_trooper("a", option="c40", state="dead"), army_trooper("b", option="c25", state="dead"),
+                         army_trooper("c", option="c18", state="unconscious"), army_trooper("d", option="c117"),
+                         army_trooper("e", option="c100", state="undeployed")], {"line": priced})
     assert sum(listed.option_of(t).cost for t in listed.troopers) == 300
     assert victory_points(listed) == 217 == count_orders(listed).victory_points
 
@@ -271,8 +271,8 @@ def test_without_a_new_lieutenant_the_next_turn_is_in_loss_of_lieutenant_again()
     ("r1", (), "is a Remote"), ("i1", (), "Irregular in its profile"), ("t2", ("unconscious",), "is unconscious"),
     ("t2", ("dead",), "is dead"), ("t2", ("isolated",), "is isolated"), ("t2", ("undeployed",), "not deployed")])
 def test_a_new_lieutenant_is_refused(candidate, state, why):
-    troopers = [trooper("t1", option="Lieutenant", state="dead"), trooper("t2", state=list(state)),
-                trooper("i1", unit_name="irregular"), trooper("r1", unit_name="drone")]
+    troopers = [army_trooper("t1", option="Lieutenant", state="dead"), army_trooper("t2", state=list(state)),
+                army_trooper("i1", unit_name="irregular"), army_trooper("r1", unit_name="drone")]
     with pytest.raises(LofkitError, match=f"cannot name {candidate} Lieutenant: .*{why}"):
         name_new_lieutenant(army(troopers), candidate)
 
@@ -281,13 +281,13 @@ def test_a_new_lieutenant_meets_the_bar_list_building_uses_on_remotes_and_irregu
     """One rule, two moments: the reasons that refuse a Remote or an Irregular profile as the new Lieutenant are
     the ones `lofkit army check` gives for such a Lieutenant at list building."""
     for candidate, unit_name in (("r1", "drone"), ("i1", "irregular")):
-        dead = army([trooper("t1", option="Lieutenant", state="dead"), trooper(candidate, unit_name=unit_name)])
+        dead = army([army_trooper("t1", option="Lieutenant", state="dead"), army_trooper(candidate, unit_name=unit_name)])
         with pytest.raises(LofkitError) as caught:
             name_new_lieutenant(dead, candidate)
-        at_building = check_list(army([trooper(candidate, unit_name=unit_name, option="Lieutenant")])).problems
+        at_building = check_list(army([army_trooper(candidate, unit_name=unit_name, option="Lieutenant")])).problems
         reasons = [p.message.removeprefix(f"{candidate}: ") for p in at_building if p.rule == "lieutenant"]
         assert len(reasons) == 1 and str(caught.value) == f"cannot name {candidate} Lieutenant: {reasons[0]}"
-    rogue = build_army([trooper("t1", option="Lieutenant", state="dead"), trooper("x", unit_name="rogue")],
+    rogue = build_army([army_trooper("t1", option="Lieutenant", state="dead"), army_trooper("x", unit_name="rogue")],
                        {"line": unit(), "rogue": unit("Rogue", type="REM", training="irregular", w=None, str=1)})
     with pytest.raises(LofkitError, match="cannot name x Lieutenant: it is a Remote .*; it is Irregular in its profile"):
         name_new_lieutenant(rogue, "x")
@@ -335,8 +335,8 @@ def write_list(tmp_path, troopers, name="list.json"):
 
 
 def test_orders_json_has_the_contract_keys(run_cli, tmp_path):
-    path = write_list(tmp_path, regulars(7, 1, lieutenant=1) + [trooper("i1", unit_name="irregular"),
-                                                                trooper("h1", 2, unit_name="hothead")])
+    path = write_list(tmp_path, regulars(7, 1, lieutenant=1) + [army_trooper("i1", unit_name="irregular"),
+                                                                army_trooper("h1", 2, unit_name="hothead")])
     result = run_cli("orders", path, "--json")
     assert result.exit_code == 0
     document = json.loads(result.stdout)
@@ -347,7 +347,7 @@ def test_orders_json_has_the_contract_keys(run_cli, tmp_path):
 
 
 def test_orders_json_in_retreat(run_cli, tmp_path):
-    path = write_list(tmp_path, regulars(2, lieutenant=1) + [trooper("h1", unit_name="hothead")])
+    path = write_list(tmp_path, regulars(2, lieutenant=1) + [army_trooper("h1", unit_name="hothead")])
     document = json.loads(run_cli("orders", path, "--retreat", "--json").stdout)
     assert (document["retreat"], document["lieutenant_order"], document["impetuous"]) == (True, 0, [])
     assert document["impetuous_unusable"] == ["h1"] and "impetuous_phase" not in document["turn_sequence"]
@@ -355,7 +355,7 @@ def test_orders_json_in_retreat(run_cli, tmp_path):
 
 def test_retreat_by_the_callers_threshold_below_the_victory_points(run_cli, tmp_path):
     """Two 10-point troopers and a Lieutenant of 10, one trooper dead: 20 Victory Points."""
-    path = write_list(tmp_path, regulars(2, lieutenant=1) + [trooper("gone", state="dead")])
+    path = write_list(tmp_path, regulars(2, lieutenant=1) + [army_trooper("gone", state="dead")])
     for below, retreat in ((21, True), (20, False)):
         document = json.loads(run_cli("orders", path, "--retreat-below", below, "--json").stdout)
         assert (document["victory_points"], document["retreat"]) == (20, retreat)
@@ -370,15 +370,15 @@ def test_a_retreat_threshold_outside_the_lists_points_is_refused_with_the_range(
 
 
 def test_orders_turn_start_leaves_out_impetuous_deployments(run_cli, tmp_path):
-    path = write_list(tmp_path, [trooper("t1", option="Lieutenant"),
-                                 trooper("h1", unit_name="hothead", state="deployed_by_impetuous_order")])
+    path = write_list(tmp_path, [army_trooper("t1", option="Lieutenant"),
+                                 army_trooper("h1", unit_name="hothead", state="deployed_by_impetuous_order")])
     later, start = (json.loads(run_cli("orders", path, *flags, "--json").stdout) for flags in ((), ("--turn-start",)))
     assert (later["pools"][0]["regular"], start["pools"][0]["regular"]) == (2, 1) and start["turn_start"]
 
 
 def test_orders_for_people_draws_the_markers(run_cli, tmp_path):
     path = write_list(tmp_path, regulars(8, 1, lieutenant=1) + regulars(4, 2, first=9)
-                      + [trooper("i1", 2, unit_name="irregular")])
+                      + [army_trooper("i1", 2, unit_name="irregular")])
     result = run_cli("orders", path)
     assert result.exit_code == 0
     assert "●●●●●●●● 8" in result.stdout and "●●●● 4" in result.stdout and "◆ 1" in result.stdout
@@ -386,16 +386,16 @@ def test_orders_for_people_draws_the_markers(run_cli, tmp_path):
 
 
 def test_orders_for_people_says_loss_of_lieutenant_and_retreat(run_cli, tmp_path):
-    path = write_list(tmp_path, [trooper("t1", option="Lieutenant", state="isolated"), trooper("t2")])
+    path = write_list(tmp_path, [army_trooper("t1", option="Lieutenant", state="isolated"), army_trooper("t2")])
     result = run_cli("orders", path, "--retreat")
     assert result.exit_code == 0
     assert "Loss of Lieutenant: the Lieutenant t1 is isolated" in result.stdout and "Retreat!" in result.stdout
 
 
 @pytest.mark.parametrize(("troopers", "place"), [
-    ([trooper("t1", option="Lieutenant"), trooper("g1", unit_name="ghost")], "troopers[1].unit"),
-    ([trooper("t1", option="Lieutenant"), trooper("t2", option="Sword")], "troopers[1].option"),
-    ([trooper("t1", option="Lieutenant", group=0)], "troopers[0].group")])
+    ([army_trooper("t1", option="Lieutenant"), army_trooper("g1", unit_name="ghost")], "troopers[1].unit"),
+    ([army_trooper("t1", option="Lieutenant"), army_trooper("t2", option="Sword")], "troopers[1].option"),
+    ([army_trooper("t1", option="Lieutenant", group=0)], "troopers[0].group")])
 def test_orders_bad_list_exit_2_with_file_and_place(run_cli, tmp_path, troopers, place):
     path = write_list(tmp_path, troopers)
     result = run_cli("orders", path)

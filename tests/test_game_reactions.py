@@ -17,9 +17,7 @@ from lofkit.game.reactions import (
 )
 from lofkit.game.skills import UnknownSkillError, catalogue_from_data
 from lofkit.rules.aro import aro
-from tests.game_helpers import army_data, build_army
-from tests.game_helpers import trooper as listed
-from tests.helpers import REPO, build_world, scene_data, trooper, write_scene
+from tests.helpers import REPO, army_data, army_trooper, build_army, build_world, scene_data, trooper, write_scene
 
 TABLE_A = REPO / "examples" / "tables" / "table-a.yaml"
 WALL = {"id": "wall", "wall": {"from": [300, 500], "to": [600, 500], "thickness": 10, "height": 100}}
@@ -130,7 +128,7 @@ def test_declaration_check_to_dict():
 def test_a_zoc_reaction_lists_change_facing_and_reset():
     """Inside the reactor's ZoC, behind a tall wall: the join lists only the ZoC skills."""
     world = build_world([trooper("a", 400, 300), trooper("r", 400, 520, side="red", facing=270)], [WALL])
-    roster = match_armies(world.scene, [SideArmy("red", build_army([listed("r")]), "red.yaml")])
+    roster = match_armies(world.scene, [SideArmy("red", build_army([army_trooper("r")]), "red.yaml")])
     (reaction,) = join_armies(world, aro(world, "a"), roster).reactions
     assert reaction.by == "zoc" and reaction.skills == ("Change Facing", "Reset")
 
@@ -138,7 +136,7 @@ def test_a_zoc_reaction_lists_change_facing_and_reset():
 def test_listed_troopers_off_the_table_are_fine_and_unlisted_ones_warn():
     world = build_world([trooper("a", 400, 300), trooper("r", 450, 800, side="red", facing=270),
                          trooper("s", 600, 800, side="red", facing=270)])
-    army = build_army([listed("r"), listed("x", state="undeployed"), listed("y", state="dead")])
+    army = build_army([army_trooper("r"), army_trooper("x", state="undeployed"), army_trooper("y", state="dead")])
     roster = match_armies(world.scene, [SideArmy("red", army, "red.yaml")])
     assert roster.warnings == ("red.yaml: on the table but not in the list (they react as the scene says): s",)
     result = join_armies(world, aro(world, "a"), roster)
@@ -152,8 +150,8 @@ def test_listed_troopers_off_the_table_are_fine_and_unlisted_ones_warn():
 def write_lists(folder, red_states=None, red_extra=()):
     """Lists for table-a's blue-1..11 and red-1..11 (ids as in the scene); `red_states`: id -> state."""
     red_states = red_states or {}
-    blue = army_data([listed(f"blue-{k}") for k in range(1, 12)])
-    red = army_data([listed(f"red-{k}", **({"state": red_states[f"red-{k}"]} if f"red-{k}" in red_states else {}))
+    blue = army_data([army_trooper(f"blue-{k}") for k in range(1, 12)])
+    red = army_data([army_trooper(f"red-{k}", **({"state": red_states[f"red-{k}"]} if f"red-{k}" in red_states else {}))
                      for k in range(1, 12)] + list(red_extra))
     paths = folder / "blue.yaml", folder / "red.yaml"
     for path, data in zip(paths, (blue, red)):
@@ -214,7 +212,7 @@ def test_aro_without_army_answers_as_before(run_cli):
 
 
 def test_aro_army_warns_about_troopers_the_list_leaves_out(run_cli, tmp_path):
-    red = army_data([listed(f"red-{k}") for k in range(1, 11)])
+    red = army_data([army_trooper(f"red-{k}") for k in range(1, 11)])
     (tmp_path / "red.yaml").write_text(yaml.safe_dump(red), encoding="utf-8")
     result = run_cli("aro", TABLE_A, "blue-1", "--army", f"red={tmp_path / 'red.yaml'}", "--json")
     assert result.exit_code == 0 and "red-11" in json.loads(result.stdout)["warnings"][0]
@@ -232,14 +230,14 @@ def test_aro_army_bad_input(run_cli, tmp_path, army, message):
     write_lists(tmp_path)
     broken = army_data([{"id": "red-1", "option": "Rifle", "group": 1}])
     (tmp_path / "broken.yaml").write_text(yaml.safe_dump(broken), encoding="utf-8")
-    extra = army_data([listed(f"red-{k}") for k in range(1, 13)])
+    extra = army_data([army_trooper(f"red-{k}") for k in range(1, 13)])
     (tmp_path / "extra.yaml").write_text(yaml.safe_dump(extra), encoding="utf-8")
     result = run_cli("aro", TABLE_A, "blue-1", "--army", army.format(folder=tmp_path))
     assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
 
 
 def test_a_listed_trooper_off_the_table_needs_no_model(tmp_path, run_cli):
-    _, red = write_lists(tmp_path, red_extra=[listed("red-12", state="undeployed")])
+    _, red = write_lists(tmp_path, red_extra=[army_trooper("red-12", state="undeployed")])
     result = run_cli("aro", TABLE_A, "blue-1", "--army", f"red={red}", "--json")
     assert result.exit_code == 0
     assert "red-12" in {c["trooper"] for c in json.loads(result.stdout)["cannot_react"]}
@@ -276,7 +274,7 @@ def test_a_marker_gets_the_same_reactions_with_and_without_army_lists(run_cli, t
     """`aro` on a marker answers the same `allowed` with and without `--army`, and `--army`'s skills agree."""
     scene = write_scene(tmp_path, scene_data(*marker_table()))
     red = tmp_path / "red.yaml"
-    red.write_text(yaml.safe_dump(army_data([listed("seer"), listed("behind")])), encoding="utf-8")
+    red.write_text(yaml.safe_dump(army_data([army_trooper("seer"), army_trooper("behind")])), encoding="utf-8")
     plain = json.loads(run_cli("aro", scene, "camo", "--json").stdout)
     joined = json.loads(run_cli("aro", scene, "camo", "--army", f"red={red}", "--json").stdout)
     allowed = {r["trooper"]: r["allowed"] for r in plain["reactions"]}
@@ -291,7 +289,7 @@ def test_a_marker_gets_the_same_reactions_with_and_without_army_lists(run_cli, t
 def test_a_trooper_marked_as_a_marker_only_in_its_list_reacts_as_a_marker(tmp_path):
     """`state: marker` in the active trooper's list makes it a marker even where the scene does not say so."""
     world = build_world(*marker_table(marker=False))
-    blue = build_army([listed("camo", state="marker")])
+    blue = build_army([army_trooper("camo", state="marker")])
     roster = match_armies(world.scene, [SideArmy("blue", blue, "blue.yaml")])
     result = join_armies(world, aro(world, "camo"), roster)
     assert result.active_is_marker

@@ -4,6 +4,9 @@ still equals the brute-force reference; cached on disk by the mesh's content."""
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
 import trimesh
@@ -293,7 +296,10 @@ def hollow_pieces(draw, index: int) -> dict:
         mesh = trimesh.Trimesh(mesh.vertices, mesh.faces[~top], process=False)
     MESHES.mkdir(parents=True, exist_ok=True)
     path = MESHES / f"{mesh_key(mesh)}.stl"
-    mesh.export(path)
+    if not path.is_file():  # written whole, then renamed: another test process may be reading the same mesh
+        with tempfile.NamedTemporaryFile(dir=MESHES, suffix=".stl", delete=False) as handle:
+            mesh.export(handle, file_type="stl")
+        os.replace(handle.name, path)
     x, y = draw(st.floats(150, 450)), draw(st.floats(240, 360))
     return {"id": f"piece{index}", "mesh": str(path), "position": [x, y, 0], "rotation": draw(st.floats(0, 360))}
 

@@ -9,18 +9,10 @@ from lofkit.scene.model import SILHOUETTES
 from lofkit.sight.lattice import WINDOW_FOUND, Lattice
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
-from tests.helpers import REPO, build_world, trooper
+from tests.helpers import REPO, build_world, enemy, trooper, wall
 
 TABLE_WIDE = [0, 1219.2]
 
-
-def enemy(trooper_id, x, y, **fields):
-    """A red S2 trooper facing -y unless told otherwise."""
-    return trooper(trooper_id, x, y, **{"side": "red", "facing": 270, **fields})
-
-
-def wall(x0, y0, x1, y1, height, thickness=10, wall_id="wall"):
-    return {"id": wall_id, "wall": {"from": [x0, y0], "to": [x1, y1], "thickness": thickness, "height": height}}
 
 
 def slit_block(width: float, y0: float = 320, y1: float = 580) -> list[dict]:

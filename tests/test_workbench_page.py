@@ -12,9 +12,9 @@ import io
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -29,32 +29,30 @@ from lofkit import World
 from lofkit.rules.deployment import footprint
 from lofkit.scene.loading import load_scene
 from lofkit.workbench.topview import reactions_by_trooper, who_sees
-from tests.helpers import REPO, copy_of_scene
+from tests.helpers import REPO, copy_of_scene, free_port
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--enable-unsafe-swiftshader"]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def workbench(tmp_path):
     """A `lofkit serve` of a copy of table-b in `tmp_path`, as a user starts it; its URL once it printed its one
     ready line."""
-    port = _free_port()
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
     env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
-    server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(copy_of_scene(TABLE_B, tmp_path)), "--port",
-                               str(port), "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env)
-    try:
+    table = copy_of_scene(TABLE_B, tmp_path)
+    for _ in range(3):  # another process may take the free port before the server does: then take another
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(table), "--port", str(port),
+                                   "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line = server.stdout.readline()
-        assert line.strip() == f"lofkit workbench: http://127.0.0.1:{port}/", (line, server.stderr.read())
+        said = "" if line else server.communicate(timeout=20)[1]  # it ended without a READY line: why
+        if f"cannot listen on 127.0.0.1:{port}" not in said:
+            break
+    try:
+        assert line.strip() == f"lofkit workbench: http://127.0.0.1:{port}/", (line, said or server.stderr.read())
         yield f"http://127.0.0.1:{port}"
     finally:
         server.terminate()
@@ -72,6 +70,26 @@ def _screenshot(page, name: str, folder: Path, full_page: bool) -> None:
     page.screenshot(path=str(folder / name), full_page=full_page)
     if os.environ.get("LOFKIT_SCREENSHOTS"):
         shutil.copy(folder / name, Path(os.environ["LOFKIT_SCREENSHOTS"]) / name)
+
+
+SETTLE = 15.0
+"""Seconds the server's state and the page may take to follow a tap or a click (longer on a busy machine, as with
+another test process beside this one); the tests ask again until then, not once after a fixed pause."""
+
+
+def _settled(read, done):
+    """`read()` once `done` holds of it, asked again every 0.1 s for up to `SETTLE` s; else its last value (which the
+    caller's assertion then shows)."""
+    deadline = time.monotonic() + SETTLE
+    value = read()
+    while not done(value) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        value = read()
+    return value
+
+
+def _piece(base: str, piece_id: str) -> dict | None:
+    return next((t for t in _api(base, "/api/scene")["scene"]["terrain"] if t["id"] == piece_id), None)
 
 
 def _trooper(base: str, trooper_id: str) -> dict:
@@ -165,7 +183,7 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         before = _trooper(workbench, "blue-2")["position"]
         drag(page, *_centre(page, "blue-2"), 30, -20, phone)
         page.wait_for_timeout(800)
-        after = _trooper(workbench, "blue-2")["position"]
+        after = _settled(lambda: _trooper(workbench, "blue-2")["position"], lambda now: now != before)
         assert after[0] > before[0] and after[1] > before[1]  # right on the screen is +x, up is +y
         if not phone:  # blue-11 stands 8 mm from the right edge: pushed past it, it snaps back and the page says why
             edge = _trooper(workbench, "blue-11")["position"]
@@ -176,11 +194,11 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         facing = _trooper(workbench, "blue-1").get("facing")
         page.click('[data-action="turn-left"]')
         page.wait_for_timeout(500)
-        assert _trooper(workbench, "blue-1")["facing"] != facing
+        assert _settled(lambda: _trooper(workbench, "blue-1")["facing"], lambda now: now != facing) != facing
         page.click('[data-action="undo"]')
         page.click('[data-action="undo"]')
         page.wait_for_timeout(500)
-        assert _trooper(workbench, "blue-2")["position"] == before
+        assert _settled(lambda: _trooper(workbench, "blue-2")["position"], lambda now: now == before) == before
         browser.close()
 
 
@@ -250,16 +268,16 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
 
         _click(page, "place-trooper")  # a new trooper, from the form's defaults, where the table is tapped
         _tap_table(page, *here)
-        (added,) = _ids(workbench, "troopers") - troopers
+        (added,) = _settled(lambda: _ids(workbench, "troopers") - troopers, lambda new: len(new) == 1)
         new = _trooper(workbench, added)
         assert new["side"] == "blue" and new["silhouette"] == 2 and np.allclose(new["position"], here, atol=1)
         page.wait_for_selector(f'[data-trooper="{added}"]')
         tap(page, added, touch=False)
         page.click('[data-field="marker"]')
         _click(page, "apply-trooper")
-        assert _trooper(workbench, added)["marker"] is True
+        assert _settled(lambda: _trooper(workbench, added)["marker"], lambda marker: marker is True) is True
         _click(page, "delete-trooper")
-        assert _ids(workbench, "troopers") == troopers
+        assert _settled(lambda: _ids(workbench, "troopers"), lambda ids: ids == troopers) == troopers
 
         # a change made elsewhere (the other player's page, the API) shows within a couple of seconds
         change = urllib.request.Request(workbench + "/api/troopers/red-2", data=json.dumps({"position": list(here)})
@@ -272,19 +290,20 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         page.get_by_role("tab", name="Terrain").click()
         _click(page, "place-box")  # a box of the form's size, centred where the table is tapped
         _tap_table(page, *box_at)
-        box = next(t for t in _api(workbench, "/api/scene")["scene"]["terrain"] if t["id"] == "box-1")
+        box = _settled(lambda: _piece(workbench, "box-1"), lambda piece: piece is not None)
         assert box["box"]["size"] == [100.0, 50.0, 60.0] and np.allclose(box["position"][:2], box_at, atol=1)
         _tap_table(page, *box_at)  # tapping it selects it
         assert page.text_content("[data-selected-piece]").endswith("box-1")
         _click(page, "turn-piece")
-        box = next(t for t in _api(workbench, "/api/scene")["scene"]["terrain"] if t["id"] == "box-1")
+        box = _settled(lambda: _piece(workbench, "box-1"), lambda piece: (piece.get("rotation") or {"z": None})["z"] == 15)
         assert box["rotation"]["z"] == 15
         _click(page, "delete-piece")
-        assert "box-1" not in _ids(workbench, "terrain")
+        assert "box-1" not in _settled(lambda: _ids(workbench, "terrain"), lambda ids: "box-1" not in ids)
 
         _click(page, "place-piece")  # the first catalogue piece
         _tap_table(page, *third)
-        (piece,) = _ids(workbench, "terrain") - {t["id"] for t in yaml.safe_load(TABLE_B.read_text())["terrain"]}
+        table_pieces = {t["id"] for t in yaml.safe_load(TABLE_B.read_text())["terrain"]}
+        (piece,) = _settled(lambda: _ids(workbench, "terrain") - table_pieces, lambda new: len(new) == 1)
         assert page.query_selector(f'[data-piece="{piece}"]')
         _click(page, "undo")
 
@@ -293,7 +312,7 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
             _tap_table(page, x, y)
         assert page.get_attribute("[data-trace]", "data-trace") == "3"
         _click(page, "finish-trace")
-        traced = next(t for t in _api(workbench, "/api/scene")["scene"]["terrain"] if t["id"] == "traced-1")
+        traced = _settled(lambda: _piece(workbench, "traced-1"), lambda piece: piece is not None)
         assert traced["prism"]["height"] == 50 and len(traced["prism"]["polygon"]) == 3
         _click(page, "undo")
 
@@ -307,12 +326,14 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         path = ";".join(f"{round(x, 1)},{round(y, 1)}" for x, y in (here, there))
         expected = reactions_by_trooper(_api(workbench, f"/api/aro?trooper=blue-1&path={urllib.parse.quote(path)}"))
         page.wait_for_timeout(500)
-        assert {e.get_attribute("data-of"): e.get_attribute("data-aro")
-                for e in page.query_selector_all("[data-aro]")} == expected != {}
+        assert _settled(lambda: {e.get_attribute("data-of"): e.get_attribute("data-aro")
+                                 for e in page.query_selector_all("[data-aro]")}, lambda shown: shown == expected) \
+            == expected != {}
 
         _click(page, "save")  # never over a file unless asked
         page.fill('input[data-field="save-name"], [data-field="save-name"] input', "saved.yaml")
         _click(page, "save-file")
+        _settled(lambda: (tmp_path / "saved.yaml").is_file(), bool)
         assert load_scene(tmp_path / "saved.yaml").troopers == load_scene(tmp_path / "table-b.yaml").troopers
         (tmp_path / "saved.yaml").write_text("mine", encoding="utf-8")
         _click(page, "save")

@@ -23,7 +23,7 @@ import pytest
 from lofkit import World, load_scene
 from lofkit.cli.serve import open_scene
 from lofkit.errors import LofkitError
-from tests.helpers import REPO, scene_data, trooper
+from tests.helpers import REPO, free_port, scene_data, trooper
 from tests.test_tts import BLOCK_OBJ, CACHED_URL, MISSING_URL
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
@@ -31,16 +31,12 @@ READY_TIMEOUT = 120.0
 """Seconds a server may take to print its READY line (an import and new meshes' proof parts included)."""
 STOP_TIMEOUT = 10.0
 """Seconds a server may take to stop after Ctrl-C."""
+PORT_TRIES = 3
+"""Ports a server is started on before giving up, when another process takes each before it (`free_port`)."""
 ASSET = f"/_nicegui/{nicegui.__version__}/static/nicegui.css"
 SOCKET_IO = "/_nicegui_ws/socket.io/?EIO=4&transport=polling"
 WEBSOCKET_HEADERS = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
                      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass
@@ -76,31 +72,42 @@ class Running:
         return self.process.returncode, out, err
 
 
-def ready_line(process: subprocess.Popen) -> str:
-    """The first line on the server's stdout, failing with its stderr if it ends or stays silent first."""
+def ready_line(process: subprocess.Popen, port: int) -> str | None:
+    """The first line on the server's stdout, failing with its stderr if it ends or stays silent first; None when
+    it found `port` taken by another process (then start it on another)."""
     ready, _, _ = select.select([process.stdout], [], [], READY_TIMEOUT)
     line = process.stdout.readline() if ready else ""
     if not line:
         process.kill()
-        pytest.fail(f"lofkit serve printed no READY line: {process.communicate()[1]}")
+        err = process.communicate()[1]
+        if f"cannot listen on 127.0.0.1:{port}" in err:
+            return None
+        pytest.fail(f"lofkit serve printed no READY line: {err}")
     return line.rstrip("\n")
 
 
 @contextmanager
 def serving(*args, cwd: Path = REPO):
     """`lofkit serve ARGS --port <free> --no-browser`, until its READY line; stopped by Ctrl-C at the end."""
-    port = free_port()
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
     env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
-    process = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", *map(str, args), "--port", str(port),
-                                "--no-browser"], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    running = Running(process, port, "")
+    running = None
     try:
-        running.line = ready_line(process)
+        for _ in range(PORT_TRIES):
+            port = free_port()
+            process = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", *map(str, args), "--port",
+                                        str(port), "--no-browser"], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+            running = Running(process, port, "")
+            line = ready_line(process, port)
+            if line is not None:
+                break
+        else:
+            pytest.fail(f"lofkit serve found each of {PORT_TRIES} free ports taken before it could listen")
+        running.line = line
         yield running
     finally:
-        if process.poll() is None:
+        if running is not None and running.process.poll() is None:
             running.stop()
 
 

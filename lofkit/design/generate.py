@@ -3,7 +3,7 @@ tempering on a coarse grid until the scorecard meets its targets, the best few t
 
 The parts: `placing` (a layout as integers, the placement rules, symmetry), `incremental` (the coarse scorecard
 kept up to date step by step), `targets` (targets, the score), `tempering` (the chains and the executor). This
-module turns a user's settings into a `tempering.Brief`, runs the search, and scores the best layouts with the
+module turns a user's settings into a `brief.Brief`, runs the search, and scores the best layouts with the
 exact scorecard (`scorecard.scorecard`, the very one `lofkit analyze` runs, with the analyses' defaults unless
 told otherwise): the search's grid is coarse and its sight a glimpse, so its numbers only guide, and a margin
 (`DEFAULT_MARGIN`) makes it aim past each target so that the exact numbers land on the right side.
@@ -16,6 +16,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from lofkit.design.brief import Brief
 from lofkit.design.exposure import SightOptions
 from lofkit.design.placing import (
     TURN_STEP,
@@ -31,7 +32,7 @@ from lofkit.design.placing import (
 )
 from lofkit.design.scorecard import Progress, Scorecard, scorecard
 from lofkit.design.targets import Target, met, report, score
-from lofkit.design.tempering import Brief, Search, advance, begin, canonical
+from lofkit.design.tempering import Search, advance, begin, canonical
 from lofkit.errors import LofkitError
 from lofkit.geometry.world import World
 from lofkit.scene.loading import scene_from_data

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from lofkit.design.brief import Brief
 from lofkit.design.placing import (
     TURN_STEP,
     TURNS,
@@ -38,7 +39,6 @@ from lofkit.units import INCH
 
 if TYPE_CHECKING:
     from lofkit.design.incremental import Evaluator, Sight
-    from lofkit.design.tempering import Brief
 
 MOVES = ("add", "move", "attach", "shield", "rotate", "replace", "remove")
 MOVE_ODDS = (0.1, 0.24, 0.14, 0.2, 0.12, 0.1, 0.1)

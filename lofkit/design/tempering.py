@@ -24,20 +24,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lofkit.design.exposure import SightOptions
+from lofkit.design.brief import Brief
 from lofkit.design.incremental import Evaluator, Sight
 from lofkit.design.moves import first_layout, propose, shield, walled_layout
 from lofkit.design.placing import (
-    Kind,
     Layout,
     Rules,
     allowed,
-    catalogue_kinds,
     changed_pieces,
     placed,
     zone_spots,
 )
-from lofkit.design.targets import Target, met, search_energy
+from lofkit.design.targets import met, search_energy
 
 T_COLD, T_HOT = 0.002, 0.05
 """Temperatures of the coldest and hottest chains, in score units (a share of 0.01 short is 0.01)."""
@@ -49,24 +47,6 @@ ELITE = 8
 """Best distinct layouts a chain reports after each round."""
 FOUND = 64
 """Best distinct layouts the search keeps of all those the chains report."""
-
-
-@dataclass(frozen=True)
-class Brief:
-    """One search, as plain data every process can receive: the catalogue, the kinds in use (indices), the rules,
-    the targets, the coarse grid, the final grid's viewer spacing (the lanes are counted on it) and the search's margin."""
-
-    catalog: str
-    usable: tuple[int, ...]
-    rules: Rules
-    targets: tuple[Target, ...]
-    options: SightOptions
-    final_spacing: float
-    margin: float
-
-    @property
-    def kinds(self) -> tuple[Kind, ...]:
-        return catalogue_kinds(self.catalog)
 
 
 _CONTEXTS: dict[Brief, tuple[Evaluator, list]] = {}
