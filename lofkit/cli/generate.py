@@ -139,9 +139,10 @@ def _print(summary: dict, finals, notes: list[str]) -> None:
               f"targets {'met' if summary['targets_met'] else 'NOT met'}", highlight=False)
     for note in notes:
         err.print(escape(f"note: {note}"), highlight=False)
-    pictures = ", their heatmaps, best.png" if "picture" in summary["files"] else ""
-    out.print(f"wrote {len(finals)} layouts, their scorecards{pictures} and best-tts.json to {summary['folder']}",
-              highlight=False)
+    one = len(finals) == 1
+    pictures = (", its heatmaps" if one else ", their heatmaps") + ", best.png" if "picture" in summary["files"] else ""
+    layouts = "1 layout, its scorecard" if one else f"{len(finals)} layouts, their scorecards"
+    out.print(f"wrote {layouts}{pictures} and best-tts.json to {summary['folder']}", highlight=False)
 
 
 @click.command()
