@@ -58,7 +58,10 @@ SECTORS = 36
 @dataclass(frozen=True)
 class FoundBase:
     """A base found in a scan: centre (x, y), diameter, `z` of its underside, the height of its figure over that
-    underside, the facing its figure suggests (degrees, None if symmetric), and how well it fitted."""
+    underside, the facing its figure suggests (degrees, None if symmetric), and how well it fitted: the share of its
+    rim seen (`RIM_SHARE`), the rim cells' RMS distance from the circle (`ROUNDNESS`), how many rim cells the circle
+    holds (the larger wins where two overlap), and the shares of its top and of its support that are flat
+    (`TOP_FLAT`, `SUPPORT_FLAT`)."""
 
     centre: tuple[float, float]
     diameter: float
@@ -68,8 +71,8 @@ class FoundBase:
     rim_share: float
     roundness: float
     rim_cells: int
-    top_flat: float = 0.0
-    support_flat: float = 0.0
+    top_flat: float
+    support_flat: float
 
 
 def _drops(z: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
