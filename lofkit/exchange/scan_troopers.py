@@ -15,7 +15,7 @@ import numpy as np
 import trimesh
 
 from lofkit.exchange.scan_bases import FoundBase
-from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.scene.silhouettes import silhouette_for_figure
 from lofkit.scene.table import written_on_table
 
 CUT_MARGIN = 1.0
@@ -39,18 +39,6 @@ class Proposal:
                                         "rim_seen": round(base.rim_share, 3), "roundness_mm": round(base.roundness, 3)}}
 
 
-def guess_silhouette(diameter: float, figure_height: float) -> int | None:
-    """The silhouette with this base whose height is nearest the figure's (None: no silhouette has this base).
-
-    >>> guess_silhouette(25, 41.0), guess_silhouette(40, 50.1), guess_silhouette(55, 60), guess_silhouette(32, 40)
-    (2, 6, 7, None)
-    """
-    same_base = [s for s, (base, _) in SILHOUETTES.items() if base == diameter]
-    if not same_base:
-        return None
-    return min(same_base, key=lambda s: (abs(SILHOUETTES[s][1] - figure_height), s))
-
-
 def propose(bases: list[FoundBase], width: float, depth: float, table: float) -> tuple[list[Proposal], list[str]]:
     """A proposed trooper for every base, numbered from the table's (0, 0) corner; and warnings. A base within
     `table` (mm, the table top's noise) of z = 0 stands on the table (`z: 0`); one higher rests on what is under it
@@ -59,7 +47,7 @@ def propose(bases: list[FoundBase], width: float, depth: float, table: float) ->
     ordered = sorted(bases, key=lambda b: (round(b.centre[1] / 50.0), b.centre[0]))
     for k, base in enumerate(ordered):
         entry: dict = {"id": f"scan-{k + 1}", "side": "unknown", "proposed": True}
-        silhouette = guess_silhouette(base.diameter, base.figure_height)
+        silhouette = silhouette_for_figure(base.diameter, base.figure_height)
         if silhouette is not None:
             entry["silhouette"] = silhouette
         else:

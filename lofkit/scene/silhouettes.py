@@ -38,6 +38,19 @@ def silhouette_for_base(diameter: float) -> int | None:
     return BASE_SILHOUETTES.get(round(diameter))
 
 
+def silhouette_for_figure(diameter: float, height: float) -> int | None:
+    """The silhouette of a model seen whole (a scan): among those with a base of `diameter` mm, the one whose height
+    is nearest the figure's `height` (mm over the base's underside); None for a base no silhouette has.
+
+    >>> silhouette_for_figure(25, 41.0), silhouette_for_figure(40, 50.1), silhouette_for_figure(32, 40)
+    (2, 6, None)
+    """
+    same_base = [s for s, (base, _) in SILHOUETTES.items() if base == diameter]
+    if not same_base:
+        return None
+    return min(same_base, key=lambda s: (abs(SILHOUETTES[s][1] - height), s))
+
+
 def volume_size(
     silhouette: int | None,
     base: float | None,
