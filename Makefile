@@ -7,7 +7,7 @@ STAMP := $(VENV)/.lofkit-installed
 SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
 
-.PHONY: demo test test-fast lint setup system-deps models real-models tables bench screenshots clean
+.PHONY: demo test test-fast docs lint setup system-deps models real-models tables bench screenshots clean
 
 demo: setup
 	$(BIN)/lofkit validate examples/tables/table-a.yaml
@@ -36,6 +36,10 @@ test-fast: setup
 # The workbench pictures in the README and docs, taken by its Playwright test (tests/test_workbench_page.py).
 screenshots: setup
 	LOFKIT_SCREENSHOTS=docs/images $(BIN)/python -m pytest tests/test_workbench_page.py -k "tap_two"
+
+# The documentation site (docs/ and the API reference from the docstrings) in site/, strict: a warning is an error.
+docs: setup
+	$(BIN)/mkdocs build --strict
 
 lint: setup
 	$(BIN)/ruff check lofkit tests benchmarks examples terrain_models

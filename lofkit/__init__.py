@@ -1,7 +1,7 @@
 """lofkit: line-of-fire rulings for Infinity tabletop tables, in 3D.
 
 >>> import lofkit
->>> world = lofkit.World.from_scene(lofkit.load_scene("examples/rulebook_lof.yaml"))
+>>> world = lofkit.load("examples/rulebook_lof.yaml")
 >>> lofkit.distance(world, "fusilier", "alguacil").to_dict()
 {'a': 'fusilier', 'b': 'alguacil', 'distance_mm': 225.0, 'distance_in': 8.858268, 'range_band': '8-16in', 'base_contact': False}
 >>> lofkit.check(world, "fusilier", "iguana").lof
@@ -9,6 +9,7 @@ True
 """
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
+from lofkit.exchange.opening import load
 from lofkit.geometry.volumes import Volumes
 from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
@@ -51,6 +52,7 @@ __all__ = [
     "in_front_arc",
     "in_zoc",
     "info",
+    "load",
     "load_scene",
     "matrix",
     "parse_length",

@@ -15,8 +15,9 @@ import yaml
 from fastapi.testclient import TestClient
 
 from lofkit import World, load_scene
-from lofkit.cli.serve import open_scene, scan_folder
+from lofkit.cli.serve import open_scene
 from lofkit.errors import LofkitError
+from lofkit.exchange.opening import scan_folder
 from lofkit.workbench.api import app
 from lofkit.workbench.proposals import notice_text
 from lofkit.workbench.session import Session

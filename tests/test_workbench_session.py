@@ -13,8 +13,9 @@ import pytest
 import yaml
 
 from lofkit import World, load_scene
+from lofkit.scene.loading import relocated
 from lofkit.workbench.journal import Journal
-from lofkit.workbench.session import Refused, Session, relocated
+from lofkit.workbench.session import Refused, Session
 from tests.helpers import REPO, scene_data, trooper, write_scene
 
 RULEBOOK = REPO / "examples" / "rulebook_lof.yaml"

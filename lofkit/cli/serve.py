@@ -14,12 +14,8 @@ phone on the same network, and then every request needs the random token printed
 from __future__ import annotations
 
 import ipaddress
-import json
-import os
 import secrets
-import shutil
 import socket
-import tempfile
 import threading
 import webbrowser
 from pathlib import Path
@@ -31,7 +27,8 @@ from lofkit.cli.common import err, naming, prepare_parts, stages, warn
 from lofkit.cli.imports import SCAN_FLAGS, TTS_FLAGS, import_tts_command
 from lofkit.errors import LofkitError, SceneError
 from lofkit.exchange.messages import render
-from lofkit.scene.loading import load_scene, scene_from_data
+from lofkit.exchange.opening import is_scan, open_table
+from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Scene
 
 READY = "lofkit workbench: {url}"
@@ -49,8 +46,6 @@ MESH_CACHE_HELP = next(option.help for option in import_tts_command.params if op
 """`--mesh-cache` means what it means to `lofkit import-tts`."""
 
 
-SCAN_FOLDER = "{stem}-lofkit"
-"""The folder beside a scan that `serve SCAN` imports it into (`game.glb` -> `game-lofkit/`) and reopens."""
 SERVE_SCAN_FLAGS = {setting: f"`lofkit import-scan {flag}`" for setting, flag in SCAN_FLAGS.items()}
 """How the importer's messages name its settings when `serve` imports: `serve` has none of them, import-scan does."""
 
@@ -60,124 +55,19 @@ busy server or a phone on weak Wi-Fi would otherwise reload the page and lose wh
 
 
 def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]:
-    """The scene to open and the working folder its saves go to: a scene file (saves beside it), the folder
-    `lofkit photo` wrote, a Tabletop Simulator save (a `.json` with `ObjectStates`, imported; saves beside it), a
-    3D scan (imported into `scan_folder`, or opened from there when imported before; saves there), or, with no
-    `source`, an empty 48" x 48" table (saves in the current folder)."""
+    """The scene to open and the working folder its saves go to (`lofkit.exchange.opening.open_table`): what the
+    importer had to say on stderr, its settings named as `import-tts` and `import-scan` name them."""
     path = Path(source) if source is not None else None
-    is_save = path is not None and path.suffix.lower() == ".json" and is_tts_save(path)
-    scan = path is not None and is_scan(path)
-    if mesh_cache is not None and not is_save:
-        raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open"
-                          + (f"; {source} is a {'scan' if scan else 'scene'}, so leave --mesh-cache out"
-                             if path is not None else ""))
-    if path is None:
-        return scene_from_data({"lofkit": 1}), Path.cwd()  # the default table is 48" x 48"
-    if is_save:
-        return imported_save(path, mesh_cache), path.resolve().parent
-    if scan:
-        path = imported_scan(path)
-    if path.is_dir():
-        path = path / "scene.yaml"
-        if not path.is_file():
-            raise LofkitError(f"{source}: a folder holding no scene.yaml; give a scene file or the folder "
-                              "`lofkit photo` wrote")
-    return load_scene(path), path.resolve().parent
-
-
-def is_tts_save(path: Path) -> bool:
-    """Whether a `.json` file is a Tabletop Simulator save (`ObjectStates` at its top level) rather than a scene
-    written in JSON (`lofkit`); the file is read once to tell, and one that is neither is refused. Broken JSON that
-    names `ObjectStates` (a save cut short) goes on as a save, and any other text that is no JSON as a scene: each
-    importer says where it breaks in its own words."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, ValueError):  # ValueError: not UTF-8 text
-        return False
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return '"ObjectStates"' in text
-    if isinstance(data, dict) and ("ObjectStates" in data or "lofkit" in data):
-        return "ObjectStates" in data
-    raise LofkitError(f"{path}: not a Tabletop Simulator save (no `ObjectStates` at the top level) nor a scene (no "
-                      "`lofkit` key); give a save or a scene file")
-
-
-def imported_save(save: Path, mesh_cache: str | None) -> Scene:
-    """A TTS save imported as `lofkit import-tts` imports it, into a scratch folder; the scene is opened as if read
-    from the save itself (its `source`), the meshes it names by absolute paths. What the import could not use is
-    said on stderr."""
-    from lofkit.exchange.tts import import_tts
-    from lofkit.workbench.session import relocated
-
-    with tempfile.TemporaryDirectory(prefix="lofkit-tts-") as scratch, naming(TTS_FLAGS):
-        result = import_tts(save, Path(scratch) / "scene.yaml", mesh_cache=mesh_cache)
-        try:
-            scene = relocated(load_scene(result.scene), save)
-        except SceneError as exc:
-            raise SceneError(save, exc.problems) from None
-    warn(str(save), import_notes(result.to_dict()))
-    return scene
-
-
-def is_scan(path: Path) -> bool:
-    """Whether `path` names a 3D scan (`lofkit import-scan`'s suffixes) rather than a scene or a folder."""
-    from lofkit.exchange.scan import SCAN_SUFFIXES
-
-    return path.suffix.lower() in SCAN_SUFFIXES and not path.is_dir()
-
-
-def scan_folder(scan: Path) -> Path:
-    """Where `serve SCAN` imports a scan: `SCAN_FOLDER` beside it.
-
-    >>> scan_folder(Path("/games/game.glb")).as_posix()
-    '/games/game-lofkit'
-    """
-    return scan.parent / SCAN_FOLDER.format(stem=scan.stem)
-
-
-def imported_scan(scan: Path) -> Path:
-    """The scene file of `scan` imported as `lofkit import-scan SCAN -o FOLDER` would (the standard table size it
-    fits), into `scan_folder(scan)`; the import's warnings on stderr. When that folder already holds a scene.yaml
-    (an earlier import, perhaps edited and saved since) it is opened instead, and that is said. Nothing of the
-    user's is ever replaced: the import is written into a scratch folder beside the scan and renamed into place only
-    when whole, and a folder holding other files is refused."""
-    from lofkit.exchange.scan import import_scan
-
-    folder = scan_folder(scan)
-    scene = folder / "scene.yaml"
-    if not scan.is_file():
-        raise LofkitError(f"{scan}: file not found")
-    if scene.is_file():
-        err.print(f"{escape(str(scan))}: opening its earlier import {escape(str(scene))} (move or remove "
-                  f"{escape(str(folder))} to import the scan again)", highlight=False)
-        if scan.stat().st_mtime > scene.stat().st_mtime:
-            warn(str(scan), [f"the scan changed after {scene} was written; move or remove {folder} to import it "
-                             "again"])
-        return scene
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        what = "is a file" if not folder.is_dir() else (
-            f"holds other files ({', '.join(sorted(p.name for p in folder.iterdir())[:5])}) and no scene.yaml")
-        raise LofkitError(f"{scan}: lofkit serve imports a scan into {folder}, which {what}; move it away, or import "
-                          f"the scan yourself (`lofkit import-scan {scan} -o FOLDER`) and serve FOLDER")
-    try:
-        scratch = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=scan.parent))
-    except OSError as exc:
-        raise LofkitError(f"{scan}: cannot import it into {folder} ({exc.strerror or exc}); import it yourself "
-                          f"(`lofkit import-scan {scan} -o FOLDER`) and serve FOLDER") from None
-    try:
-        with naming(SERVE_SCAN_FLAGS, str), stages(f"importing {scan.name}") as say:
-            result = import_scan(scan, None, scratch / "import", progress=say)
-        try:
-            os.rename(scratch / "import", folder)  # whole or not at all; over an empty folder only
-        except OSError as exc:
-            raise LofkitError(f"{scan}: cannot write {folder} ({exc.strerror or exc})") from None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    warn(str(scan), [render(warning, SERVE_SCAN_FLAGS) for warning in result.warnings])
-    err.print(f"{escape(str(scan))}: imported into {escape(str(folder))}", highlight=False)
-    return folder / Path(result.scene).name
+    task = f"importing {path.name}" if path is not None and is_scan(path) else "opening"
+    with naming({**TTS_FLAGS, **SERVE_SCAN_FLAGS}, str), stages(task) as say:
+        opened = open_table(source, mesh_cache, progress=say)
+    flags = TTS_FLAGS if opened.kind == "save" else SERVE_SCAN_FLAGS
+    for note in opened.notes:
+        err.print(f"{escape(str(source))}: {escape(note)}", highlight=False)
+    warn(str(source), [render(warning, flags) for warning in opened.warnings])
+    if opened.skipped is not None:
+        warn(str(source), import_notes(opened.skipped))
+    return opened.scene, opened.folder
 
 
 def import_notes(document: dict) -> list[str]:

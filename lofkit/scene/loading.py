@@ -149,3 +149,23 @@ def load_scene(path: str | Path) -> Scene:
     """Read and validate a scene file: `.yaml`/`.yml`, `.json` or `.toml`."""
     path = Path(path)
     return scene_from_data(read_document(path), path)
+
+
+def scene_data(scene: Scene, absolute: bool = False) -> dict:
+    """A scene as scene-file data, lengths in mm; with `absolute`, the files it names (meshes, the table's image)
+    as absolute paths, so that the data can be written anywhere."""
+    data = scene.model_dump(mode="json", exclude_none=True)
+    data["units"] = "mm"
+    if absolute:
+        for piece in data["terrain"]:
+            if "mesh" in piece:
+                piece["mesh"] = str(scene.resolve(piece["mesh"]))
+        if "image" in data["table"]:
+            data["table"]["image"] = str(scene.resolve(data["table"]["image"]))
+    return data
+
+
+def relocated(scene: Scene, source: Path) -> Scene:
+    """`scene` as if read from `source`: the files it names made absolute, so that they are still found (an imported
+    scene opened from its save, whose scene file was written in a folder that is gone)."""
+    return scene_from_data(scene_data(scene, absolute=True), source)

@@ -36,7 +36,7 @@ from lofkit.rules.aro import aro
 from lofkit.rules.live import LiveMatrix
 from lofkit.rules.lof import check, matrix, sample_segments
 from lofkit.scene.catalog import CatalogPiece
-from lofkit.scene.loading import scene_from_data
+from lofkit.scene.loading import scene_data, scene_from_data
 from lofkit.scene.model import Scene
 from lofkit.workbench.journal import Journal
 
@@ -105,7 +105,7 @@ class Session:
         (`{"where", "message"}`): among them one notice per trooper still `proposed` (found in a scan or photo, not
         confirmed), which rules as placed."""
         world, version = self._now
-        return {"scene": _data(world.scene), "version": version,
+        return {"scene": scene_data(world.scene), "version": version,
                 "warnings": [warning.to_dict() for warning in world.warnings]}
 
     def proposed(self) -> list[str]:
@@ -121,7 +121,7 @@ class Session:
         unknown = sorted(set(changes) - set(TROOPER_FIELDS))
         if unknown:
             raise Refused(422, f"a trooper change may set {', '.join(TROOPER_FIELDS)}; not {', '.join(unknown)}")
-        data = _data(self.scene)
+        data = scene_data(self.scene)
         index = self._trooper_index(trooper_id)
         trooper = data["troopers"][index]
         for one, other in (("facing", "facing_towards"), ("facing_towards", "facing")):
@@ -129,7 +129,7 @@ class Session:
                 trooper.pop(other, None)
         trooper.update(changes)
         self._keep(data, troopers_only=True)
-        return _data(self.scene)["troopers"][index]
+        return scene_data(self.scene)["troopers"][index]
 
     @one_change_at_a_time
     def add_trooper(self, fields: dict, if_match: int | None = None) -> dict:
@@ -154,11 +154,11 @@ class Session:
     @one_change_at_a_time
     def change_terrain(self, piece_id: str, changes: dict, if_match: int | None = None) -> dict:
         self._check_version(if_match)
-        data = _data(self.scene)
+        data = scene_data(self.scene)
         index = self._terrain_index(piece_id)
         data["terrain"][index].update(changes)
         self._keep(data, troopers_only=False)
-        return _data(self.scene)["terrain"][index]
+        return scene_data(self.scene)["terrain"][index]
 
     @one_change_at_a_time
     def remove_terrain(self, piece_id: str, if_match: int | None = None) -> int:
@@ -194,7 +194,7 @@ class Session:
             raise Refused(400, f"{name!r}: give a file name only; scenes are saved in {folder}")
         elsewhere = folder.resolve() != self.scene.resolve(".")
         try:
-            write_scene_file(_data(self.scene, absolute=elsewhere), path, overwrite=force)
+            write_scene_file(scene_data(self.scene, absolute=elsewhere), path, overwrite=force)
         except LofkitError as exc:  # a setting is named as the API names it ("force")
             text = exc.message.render({"overwrite": "force"}) if isinstance(exc, SettingError) else str(exc)
             raise Refused(409 if path.exists() and not force else 400, text) from None
@@ -254,7 +254,7 @@ class Session:
         self._answer(lambda: [self.world.troopers.index(t) for t in (shooter, target)])  # unknown: 404 first
         folder.mkdir(parents=True, exist_ok=True)
         scene = folder / "scene.yaml"
-        write_scene_file(_data(self.scene, absolute=True), scene)
+        write_scene_file(scene_data(self.scene, absolute=True), scene)
         page = folder / "page"
         done = subprocess.run([sys.executable, "-m", "lofkit", "report", str(scene), shooter, target, "-o", str(page)],
                               capture_output=True, text=True)
@@ -275,14 +275,14 @@ class Session:
     def _add(self, group: str, fields: dict, if_match: int | None) -> dict:
         """Append `fields` to the scene's `group` ("troopers" or "terrain"); answers the new entry."""
         self._check_version(if_match)
-        data = _data(self.scene)
+        data = scene_data(self.scene)
         data[group].append(fields)
         self._keep(data, troopers_only=group == "troopers")
-        return _data(self.scene)[group][-1]
+        return scene_data(self.scene)[group][-1]
 
     def _remove(self, group: str, index_of, item_id: str, if_match: int | None) -> None:
         self._check_version(if_match)
-        data = _data(self.scene)
+        data = scene_data(self.scene)
         del data[group][index_of(item_id)]
         self._keep(data, troopers_only=group == "troopers")
 
@@ -329,7 +329,7 @@ class Session:
         """Make `world` the current table (the live matrix catches up when it is next asked for) and journal it."""
         if self.journal is not None:
             try:
-                self.journal.write(_data(world.scene, absolute=True), self.version + 1)
+                self.journal.write(scene_data(world.scene, absolute=True), self.version + 1)
             except OSError as exc:  # a folder that cannot be written: the change stands, unjournaled, and it is said
                 print(f"warning: {self.journal.path}: cannot write the journal ({exc.strerror or exc}); changes "
                       "from now on are lost if the workbench stops before a save", file=sys.stderr, flush=True)
@@ -351,21 +351,3 @@ def unused_id(stem: str, taken) -> str:
     return f"{stem}-{k}"
 
 
-def relocated(scene: Scene, source: Path) -> Scene:
-    """`scene` as if read from `source`: the files it names made absolute, so that they are still found (an imported
-    scene opened from its save, whose scene file was written in a folder that is gone)."""
-    return scene_from_data(_data(scene, absolute=True), source)
-
-
-def _data(scene: Scene, absolute: bool = False) -> dict:
-    """A scene as scene-file data, lengths in mm; with `absolute`, the files it names (meshes, the table's image)
-    as absolute paths, so that the data can be written anywhere."""
-    data = scene.model_dump(mode="json", exclude_none=True)
-    data["units"] = "mm"
-    if absolute:
-        for piece in data["terrain"]:
-            if "mesh" in piece:
-                piece["mesh"] = str(scene.resolve(piece["mesh"]))
-        if "image" in data["table"]:
-            data["table"]["image"] = str(scene.resolve(data["table"]["image"]))
-    return data
