@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import pty
+import re
+import select
 import shutil
 import signal
 import subprocess
@@ -40,8 +43,8 @@ SMALL = ("--catalog", BUNDLED / "catalog.yaml", "--table", "24inx24in", "--zone-
          "3in", "--quick", "--cell-size", "3in", "--viewer-spacing", "3in", "--executor", "serial")
 
 
-INTERRUPT_AFTER = 25
-"""Seconds a real Ctrl-C waits: the tiny search's first layouts take about 3 s here."""
+STEPS_SHOWN = re.compile(rb"searching.*?\b([1-9][0-9]*)/100000")
+"""The search's progress bar once it has taken a step (on a terminal: the test gives it one)."""
 
 
 def small_brief(targets="zone_visible_share<=0.7,safe_share>=0.05", symmetry="none"):
@@ -220,20 +223,46 @@ def test_a_real_ctrl_c_to_the_process_group_keeps_the_best_layout(tmp_path):
     folder = tmp_path / "out"
     command = [sys.executable, "-m", "lofkit", "generate", *map(str, SMALL[:-2]), "--executor", "processes:2",
                "--target", "safe_share>=0.99", "--steps", "100000", "--no-pictures", "-o", str(folder), "--json"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+    terminal, stderr = pty.openpty()  # stderr on a terminal, so the search shows its progress bar
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=REPO,
                                start_new_session=True,  # its own process group, as a shell's foreground job
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(INTERRUPT_AFTER)
+    os.close(stderr)
+    shown = _read_until(terminal, STEPS_SHOWN, timeout=120)
     os.killpg(process.pid, signal.SIGINT)
     try:
-        out, err = process.communicate(timeout=120)
+        out = process.communicate(timeout=120)[0]
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        pytest.fail(f"lofkit generate did not stop within 120 s of Ctrl-C: {process.communicate()[1]}")
+        pytest.fail(f"lofkit generate did not stop within 120 s of Ctrl-C: {shown[-2000:]!r}")
+    err = (shown + _read_until(terminal, None, timeout=5)).decode(errors="replace")
+    os.close(terminal)
     assert process.returncode == 0, err
     summary = json.loads(out)
     assert summary["search"]["stopped"] == "interrupted" and summary["steps"] > 0
     assert (folder / "best-1.yaml").is_file() and "Traceback" not in err
+
+
+def _read_until(terminal: int, pattern: re.Pattern | None, timeout: float) -> bytes:
+    """What a terminal shows until `pattern` appears in it (or it closes, with no pattern), failing after
+    `timeout` seconds."""
+    shown, deadline = b"", time.monotonic() + timeout
+    while pattern is None or not pattern.search(shown):
+        ready, _, _ = select.select([terminal], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            if pattern is None:
+                return shown
+            pytest.fail(f"lofkit generate showed no step within {timeout} s: {shown[-2000:]!r}")
+        try:
+            chunk = os.read(terminal, 65536)
+        except OSError:  # the other end closed
+            chunk = b""
+        if not chunk:
+            if pattern is None:
+                return shown
+            pytest.fail(f"lofkit generate ended before taking a step: {shown[-2000:]!r}")
+        shown += chunk
+    return shown
 
 
 @pytest.mark.parametrize("arguments, message", [
