@@ -10,7 +10,15 @@ import math
 import re
 
 INCH = 25.4
-"""Millimetres per inch, exactly."""
+"""Millimetres per inch, exactly: "1 inch = 25.4 mm". Lengths lofkit reports are in mm; divide by `INCH` for inches.
+
+Examples
+--------
+>>> import lofkit
+>>> result = lofkit.distance(lofkit.load("examples/rulebook_lof.yaml"), "fusilier", "iguana")
+>>> 8 * lofkit.INCH, result.distance_mm / lofkit.INCH
+(203.2, 16.141732283464567)
+"""
 
 EPS = 1e-6
 """Tolerance for comparing lengths (mm) and angles (degrees); docs/rules.md: never `==` on floats."""
@@ -22,10 +30,31 @@ _LENGTH = re.compile(r'^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(mm|cm|
 
 
 def parse_length(value: object, unit: str = "mm") -> float:
-    """Return `value` in millimetres; a bare number is in `unit`.
+    """A length as a scene file may write it: "a number (in the scene's `units`, default `mm`) or a string with a
+    unit: `"8in"`, `'8"'`, `"25mm"`, `"2.5cm"`", in millimetres.
 
-    >>> parse_length("8in"), parse_length('8"'), parse_length("2.5cm"), parse_length(2, "in")
-    (203.2, 203.2, 25.0, 50.8)
+    Parameters
+    ----------
+    value : float, int or str
+        A number, or a string with or without a unit (``mm``, ``cm``, ``in`` or ``"``).
+    unit : str
+        The unit of a bare number: ``"mm"``, ``"cm"``, ``"in"``, ``'"'`` or ``"m"``.
+
+    Returns
+    -------
+    float
+        The length in mm.
+
+    Raises
+    ------
+    ValueError
+        Not a number nor a string with a known unit (a bool too), or not finite.
+
+    Examples
+    --------
+    >>> from lofkit import parse_length
+    >>> parse_length("8in"), parse_length('8"'), parse_length("2.5cm"), parse_length(2, "in"), parse_length(" 25 ")
+    (203.2, 203.2, 25.0, 50.8, 25.0)
     """
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"expected a length like 25, \"25mm\", \"2.5cm\" or \"8in\", got {value!r}")

@@ -16,7 +16,35 @@ from lofkit.errors import UnknownTrooperError
 
 @dataclass(frozen=True, eq=False)
 class Volumes:
-    """Every trooper's and marker's volume cylinder, as arrays indexed like `scene.troopers`."""
+    """Every trooper's and marker's volume: "a closed vertical cylinder: diameter = base size, height = silhouette
+    height, bottom face at the trooper's elevation `z`", as arrays indexed like `scene.troopers`.
+
+    ``world.troopers`` holds them; the measuring functions (`base_distance`, `in_zoc`, ...) take them with trooper
+    indices (`index`). Lengths in mm.
+
+    Attributes
+    ----------
+    ids, sides : tuple
+        Trooper ids, and sides (None for a neutral trooper without one).
+    centre : numpy.ndarray
+        (n, 2) base centres x, y.
+    z, radius, height : numpy.ndarray
+        (n,) underside of the base, base radius, and volume height (3 mm, S0, for prone troopers).
+    facing : numpy.ndarray
+        (n,) degrees counter-clockwise from +x.
+    neutral, marker, moving, engaged, prone : numpy.ndarray of bool
+        (n,) each trooper's flags and states (`moving` and `engaged` have a 360° arc).
+    blocks_lof : numpy.ndarray of bool
+        (n,) whether its volume obstructs LoF: never a marker's, nor a `moving` trooper's.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> volumes = lofkit.load("examples/rulebook_lof.yaml").troopers
+    >>> i = volumes.index("iguana")
+    >>> float(volumes.radius[i]), float(volumes.height[i]), volumes.centre[i].tolist()
+    (27.5, 67.0, [600.0, 650.0])
+    """
 
     ids: tuple[str, ...]
     sides: tuple[str | None, ...]
@@ -40,6 +68,7 @@ class Volumes:
         return len(self.ids)
 
     def index(self, trooper_id: str) -> int:
+        """The index of trooper `trooper_id`; raises `UnknownTrooperError` for an id the scene does not have."""
         if trooper_id not in self._lookup:
             raise UnknownTrooperError(trooper_id, list(self.ids))
         return self._lookup[trooper_id]

@@ -34,7 +34,33 @@ def _box_index(boxes: np.ndarray) -> rtree.index.Index:
 
 
 class World:
-    """A scene compiled for queries. Build it with `World.from_scene(scene)`."""
+    """A scene compiled once for questions: every ruling (`check`, `distance`, `aro`, ...) takes one.
+
+    Get one with `lofkit.load` (a file) or `World.from_scene` (a `Scene`); `with_scene` gives the same table with
+    other troopers, cheaply.
+
+    Attributes
+    ----------
+    scene : Scene
+        The validated scene it was compiled from.
+    pieces : tuple of Piece
+        The terrain pieces in scene order, placed: each one's `id`, `kind`, `blocks_lof` and `mesh` (a trimesh in
+        table coordinates, mm).
+    troopers : Volumes
+        Every trooper's and marker's volume cylinder as arrays, in scene order (`z: auto` resolved).
+    warnings : list of Problem
+        What does not stop queries: terrain past the table edge, no facing, overlapping bases, a trooper inside
+        scenery or below the table, one found in a scan and not confirmed.
+    backend : callable
+        What its ray scenes are built with (`lofkit.ray.backend`; Embree unless told).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> world = lofkit.load("examples/rulebook_lof.yaml")
+    >>> [piece.id for piece in world.pieces], world.troopers.ids[:2], world.warnings
+    (['building'], ('fusilier', 'grenzer'), [])
+    """
 
     def __init__(
         self,
@@ -88,8 +114,34 @@ class World:
 
     @classmethod
     def from_scene(cls, scene: Scene, backend: RayFactory | None = None) -> World:
-        """Compile `scene` (ray scenes built with `backend`, Embree by default); raises `SceneError` for problems
-        found only with the meshes at hand."""
+        """Compile `scene` for questions: meshes placed, `z: auto` resolved, ray scenes and indexes built.
+
+        Parameters
+        ----------
+        scene : Scene
+            A validated scene (`load_scene`, `scene_from_data`).
+        backend : callable, optional
+            What ray scenes are built with (`lofkit.ray.backend(name)`); Embree by default.
+
+        Returns
+        -------
+        World
+            The compiled table; its `warnings` list what does not stop queries.
+
+        Raises
+        ------
+        SceneError
+            Problems found only with the meshes at hand, or in a scene changed without validation.
+
+        Examples
+        --------
+        >>> import lofkit
+        >>> scene = lofkit.scene_from_data({"lofkit": 1, "troopers": [
+        ...     {"id": "a", "side": "blue", "silhouette": 2, "position": [100, 100]}]})
+        >>> lofkit.World.from_scene(scene).warnings
+        [Problem(where='troopers[0]',
+                 message="'a' has no `facing` or `facing_towards`; assuming 0 degrees (facing +x)")]
+        """
         pieces, problems = build_pieces(scene)
         facing = _trooper_facings(scene, scene_problems(scene) + problems)
         world = cls(scene, pieces, _placed_volumes(scene, facing), backend)
@@ -97,9 +149,33 @@ class World:
         return world
 
     def with_scene(self, scene: Scene) -> World:
-        """The same terrain with the troopers of `scene` (a scene that differs from this one only in its troopers,
-        as the workbench edits it): terrain, ray scenes and caches are shared. Raises `SceneError` for the problems
-        `from_scene` would find in them."""
+        """The same terrain with the troopers of `scene`: terrain, ray scenes and caches are shared.
+
+        Parameters
+        ----------
+        scene : Scene
+            A scene that differs from this world's only in its troopers (as the workbench edits it).
+
+        Returns
+        -------
+        World
+            A new world; this one is unchanged.
+
+        Raises
+        ------
+        SceneError
+            The problems `from_scene` would find in the troopers (a base off the table, an unknown `facing_towards`).
+
+        Examples
+        --------
+        >>> import lofkit
+        >>> world = lofkit.load("examples/rulebook_lof.yaml")
+        >>> spektr = world.scene.troopers[4].model_copy(update={"position": (700.0, 850.0)})  # out from behind
+        >>> troopers = (*world.scene.troopers[:4], spektr, *world.scene.troopers[5:])
+        >>> moved = world.with_scene(world.scene.model_copy(update={"troopers": troopers}))
+        >>> lofkit.check(moved, "fusilier", "spektr").lof, lofkit.check(world, "fusilier", "spektr").lof
+        (True, False)
+        """
         world = self.with_troopers(_placed_volumes(scene, _trooper_facings(scene, scene_problems(scene))))
         world.scene = scene
         world.warnings = []

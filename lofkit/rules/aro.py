@@ -3,8 +3,8 @@
 docs/rules.md (Zone of Control and ARO): "a reactive trooper may declare an ARO against the active trooper if it has LoF
 to it, or the active trooper is inside its ZoC (then only Change Facing or Reset)". Against a marker (`marker: true`)
 "only Discover and Change Facing ... anything else waits for a later order, after a successful Discover", and by ZoC
-alone only Change Facing (`allowed_reactions`). While moving, the active trooper has a 360 degree arc and blocks nothing; each
-enemy keeps its own facing.
+alone only Change Facing (`allowed_reactions`). While moving, the active trooper has a 360 degree arc and blocks
+nothing; each enemy keeps its own facing.
 
 Sampling: the path is cut into stations at most `SPACING` (2.5 mm) apart, its ends and corners included, with the
 active trooper standing at each (at its own elevation), so any stretch of at least 2.5 mm of travel from which the
@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from lofkit.errors import LofkitError
+from lofkit.geometry.world import World
 from lofkit.rules.measure import in_zoc, may_trace
 from lofkit.scene.table import base_on_table
 from lofkit.sight.evidence import Witness
@@ -54,7 +55,31 @@ def allowed_reactions(by: str, active_is_marker: bool) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Reaction:
-    """An enemy that may declare an ARO, why (`lof` or `zoc`), where on the path, and what it may declare."""
+    """An enemy that may declare an ARO, why, where on the path, and what it may declare.
+
+    Attributes
+    ----------
+    trooper : str
+        The reacting enemy's id.
+    by : str
+        ``"lof"`` (it has LoF to the active trooper) or ``"zoc"`` (the active trooper is inside its ZoC, no LoF).
+    allowed : tuple of str
+        What it may declare: by LoF ``("any ARO",)``, by ZoC ``("Change Facing", "Reset")``; against a marker,
+        by LoF ``("Discover", "Change Facing")``, by ZoC ``("Change Facing",)``.
+    point : tuple of float
+        Where the active trooper stands when it first may (x, y, z of its base centre, mm).
+    path_fraction : float
+        How much of the path's length is travelled by then (0 at the start, 1 at the end).
+    witness : Witness or None
+        The evidence of sight (``by == "lof"``), whoever's eye it is; None by ZoC.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> reaction = lofkit.aro(lofkit.load("examples/quickstart.yaml"), "hacker").reactions[0]
+    >>> reaction.trooper, reaction.by, reaction.allowed, reaction.witness.eye_of
+    ('sniper', 'lof', ('any ARO',), 'sniper')
+    """
 
     trooper: str
     by: str
@@ -76,6 +101,27 @@ class Reaction:
 
 @dataclass(frozen=True)
 class AroResult:
+    """Every enemy that may react to the active trooper (`aro`).
+
+    Attributes
+    ----------
+    active : str
+        The active trooper's id.
+    path : tuple of (float, float)
+        Its start and the corners of the declared move (x, y, mm); the start alone when standing still.
+    stations : int
+        How many points of the path were checked (at most 2.5 mm apart).
+    reactions : tuple of Reaction
+        One per enemy that may declare an ARO, in scene order.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.aro(lofkit.load("examples/quickstart.yaml"), "hacker")
+    >>> result.stations, [(r.trooper, r.by, r.allowed) for r in result.reactions]
+    (1, [('sniper', 'lof', ('any ARO',)), ('tag', 'lof', ('any ARO',))])
+    """
+
     active: str
     path: tuple[tuple[float, float], ...]
     stations: int
@@ -129,9 +175,43 @@ def stations(start, path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return points, travelled / travelled[-1], np.concatenate(corner)
 
 
-def aro(world, active: str, path: list[tuple[float, float]] | None = None) -> AroResult:
-    """Every enemy of `active` that may declare an ARO, standing still (no path) or along `path`, and what it may
-    declare (`allowed`: fewer against a marker)."""
+def aro(world: World, active: str, path: list[tuple[float, float]] | None = None) -> AroResult:
+    """Who may react: "a reactive trooper may declare an ARO against the active trooper if it has LoF to it, or the
+    active trooper is inside its ZoC (then only Change Facing or Reset)".
+
+    Only enemies react (neutral troopers never do). Along a path, the active trooper stands at stations at most
+    2.5 mm apart (ends and corners included) at its own elevation, with a 360° arc, blocking nothing; the first
+    station with LoF is reported. Against a marker, fewer reactions are allowed (see `Reaction.allowed`).
+
+    Parameters
+    ----------
+    world : World
+        The table.
+    active : str
+        The active trooper's id.
+    path : list of (float, float), optional
+        The declared move's points after its start (x, y, mm); None to check it standing still.
+
+    Returns
+    -------
+    AroResult
+        Every enemy that may react, why, from where on the path, and what it may declare.
+
+    Raises
+    ------
+    UnknownTrooperError
+        An id the scene does not have.
+    LofkitError
+        A path point off the table.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> world = lofkit.load("examples/quickstart.yaml")
+    >>> result = lofkit.aro(world, "fusilier", [(400, 400), (600, 400)])  # out from behind the hab-block
+    >>> result.stations, [(r.trooper, r.by, r.point, r.path_fraction) for r in result.reactions]
+    (161, [('hacker', 'lof', (400.0, 315.0, 0.0), 0.2875)])
+    """
     v = world.troopers
     a = v.index(active)
     check_path(world, path)

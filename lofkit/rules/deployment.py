@@ -37,6 +37,7 @@ import shapely
 
 from lofkit.geometry.flat import overlay
 from lofkit.geometry.support import BaseFit, base_fit
+from lofkit.geometry.world import World
 from lofkit.rules.measure import base_contact, base_distance
 from lofkit.units import EPS, reported
 
@@ -49,12 +50,33 @@ RULES = ("own_zone", "base_contact", "supported", "scenery")
 
 @dataclass(frozen=True)
 class DeployProblem:
-    """One broken deployment rule: which trooper, which rule (one of `RULES`), a sentence and the numbers."""
+    """One broken deployment rule: which trooper, which rule, a sentence and the numbers.
+
+    Attributes
+    ----------
+    trooper : str
+        The trooper's (or marker's) id.
+    rule : str
+        One of `RULES`: ``"own_zone"``, ``"base_contact"``, ``"supported"``, ``"scenery"``.
+    message : str
+        What is wrong, with the numbers, as a sentence.
+    numbers : tuple of (str, value)
+        By rule: ``side``, ``outside_mm`` (how far the base crosses the zone's edge; None when the side has no
+        zone); ``other``, ``distance_mm``, ``tolerance_mm``; ``z``, ``drop_mm``, ``unsupported_share`` (0-1);
+        ``pieces`` (a list of ``{"id", "reach_mm"}``: how far the base reaches into each piece seen from above).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> lofkit.deploy_check(lofkit.load("examples/quickstart.yaml")).problems[0].to_dict()
+    {'trooper': 'sniper', 'rule': 'own_zone', 'message': "the base reaches 267.70 mm outside blue's deployment zone;
+    it must be totally inside", 'side': 'blue', 'outside_mm': 267.7}
+    """
 
     trooper: str
     rule: str
     message: str
-    numbers: tuple[tuple[str, object], ...] = ()
+    numbers: tuple[tuple[str, str | float | list[dict] | None], ...] = ()
 
     def to_dict(self) -> dict:
         return {"trooper": self.trooper, "rule": self.rule, "message": self.message, **dict(self.numbers)}
@@ -62,7 +84,26 @@ class DeployProblem:
 
 @dataclass(frozen=True)
 class DeployCheckResult:
-    """Is every deployment legal: `problems` lists every broken rule; `exempt` are the neutral pieces not checked."""
+    """Is every deployment legal (`deploy_check`).
+
+    Attributes
+    ----------
+    problems : tuple of DeployProblem
+        Every broken rule, trooper by trooper in scene order, rule by rule in `RULES` order.
+    checked : tuple of str
+        The troopers and markers of a side, all checked.
+    exempt : tuple of str
+        The neutral troopers and markers, placed by the scenario and not checked.
+    ok : bool
+        No problems (a property).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.deploy_check(lofkit.load("examples/quickstart.yaml"))
+    >>> result.ok, [(p.trooper, p.rule, dict(p.numbers)["outside_mm"]) for p in result.problems]
+    (False, [('sniper', 'own_zone', 267.7), ('prone-sniper', 'own_zone', 86.9)])
+    """
 
     problems: tuple[DeployProblem, ...]
     checked: tuple[str, ...]
@@ -70,6 +111,7 @@ class DeployCheckResult:
 
     @property
     def ok(self) -> bool:
+        """No problems."""
         return not self.problems
 
     def to_dict(self) -> dict:
@@ -124,8 +166,30 @@ def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
 # --- the check of a whole table -----------------------------------------------------------------------------------
 
 
-def deploy_check(world) -> DeployCheckResult:
-    """Every rule of docs/rules.md "Deployment" for every trooper and marker of a side (see the module docstring)."""
+def deploy_check(world: World) -> DeployCheckResult:
+    """Every rule of docs/rules.md "Deployment" for every trooper and marker of a side.
+
+    Legal: the base "must be totally inside the owner's deployment zone"; "no base contact with enemy or neutral
+    models, markers, tokens or mission objectives (no exceptions)" (every marker, a friendly one too); the base
+    rests flat on a surface as large as itself; the volume is clear of scenery. Neutral pieces are exempt.
+
+    Parameters
+    ----------
+    world : World
+        The table.
+
+    Returns
+    -------
+    DeployCheckResult
+        Every broken rule, with its numbers; `ok` when there is none.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.deploy_check(lofkit.load("examples/quickstart.yaml"))
+    >>> result.ok, [p.message for p in result.problems][:1]
+    (False, ["the base reaches 267.70 mm outside blue's deployment zone; it must be totally inside"])
+    """
     v = world.troopers
     checked = np.flatnonzero(~v.neutral)
     found: dict[tuple[int, int], list[DeployProblem]] = {}

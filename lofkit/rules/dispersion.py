@@ -1,36 +1,5 @@
-"""docs/rules.md "Dispersion": where a dispersing trooper lands, for one d20 roll or for all twenty.
-
-Geometry and the choices made where docs/rules.md is silent:
-
-- The template's number 1 points from the intended point `at` to the table centre; number k points
-  ``18 * (k - 1)`` degrees clockwise from it (seen from above, so its angle counter-clockwise from +x *falls*).
-  When `at` is the table centre (within 1e-6 mm) number 1 has no direction: it then points along +y, away from the
-  first player's edge (a fixed, documented convention, the same for both players).
-- The element is a trooper (or marker) of the scene: its base, volume and side are used; where it stands now is
-  ignored (it is the one moving). Every trooper in base contact with the landing base (including one it would
-  stand on or in) is listed in `in_contact_with`; a landing the deployment rule forbids ("anywhere else it could
-  not be deployed for any reason": in contact with an enemy or neutral model or any marker,
-  deployment.contact_forbidden) cannot stand (`contact`); a friendly model is no obstacle, unless one of the two
-  is a marker.
-- Landing height: the base comes down on what is below the landing point, the highest solid surface under the
-  base centre (the table top, z = 0, when there is none). A base that lands there legally rests flat, so that
-  height is also the one `z: auto` gives it (surfaces.rest_height). Against that level:
-  ``off_table``: part of the base is past a table edge (a base exactly touching the edge is on the table);
-  ``inside_scenery``: the volume intersects solid scenery (a wall or a building's side cutting into the base);
-  ``unsupported``: part of the base hangs over a drop (a roof's edge, a wall's top, a crate smaller than the base);
-  ``enemy_zone``: part of the base is strictly inside another side's deployment zone (touching its edge from
-  outside is not inside);
-  ``contact``: the base touches an enemy or neutral model or a marker (base contact within the scene's tolerance).
-  Every failing reason is listed in `reasons`; `reason` is the first in that order.
-- Fallback: the trooper is placed in its own deployment zone with its base touching a table edge (centre one
-  radius from the edge), at a spot that obeys every rule of docs/rules.md "Deployment" (deployment.py): base totally in
-  the zone, no base contact the deployment rule forbids, flat support and no scenery in the volume (and not in an
-  enemy zone). "In base contact with the table edge" is read as contact with the table top's edge: the base stands
-  on the table (z within the scene's base-contact tolerance of 0), not on scenery flush with the edge. The owner
-  chooses the spot; the one reported is the legal spot nearest to the attempted landing, found on a 1 mm grid along
-  each edge and refined to about 1e-5 mm at the ends of each legal stretch (a gap under 1 mm between two legal
-  grid spots is not seen).
-"""
+"""docs/rules.md "Dispersion": where a dispersing trooper lands, for one d20 roll or for all twenty. Its base, volume
+and side count, not where it stands now; a legal landing rests flat at `z: auto`'s height; `reason` is `reasons[0]`."""
 
 from __future__ import annotations
 
@@ -44,14 +13,13 @@ import shapely
 from lofkit.errors import LofkitError
 from lofkit.geometry.support import base_fit, surface_under
 from lofkit.geometry.volumes import base_volumes
-from lofkit.rules.deployment import contact_forbidden, named_contact, side_zone, signed_clearance, zone_outside
+from lofkit.rules.deployment import World, contact_forbidden, named_contact, side_zone, signed_clearance, zone_outside
 from lofkit.rules.measure import base_contact
 from lofkit.scene.table import base_on_table
 from lofkit.units import EPS, INCH, reported
 
 DISPERSION_DISTANCE = 16 * INCH
-"""docs/rules.md: "The element moves 16" from the template centre in that direction (the distance is fixed unless a
-skill or scenario says otherwise)"."""
+"""docs/rules.md: "The element moves 16" from the template centre in that direction" (see `disperse`'s `distance`)."""
 
 TEMPLATE_STEP = 18.0
 """Degrees between two numbers of the Circular Template."""
@@ -110,9 +78,7 @@ class DispersionResult:
     scenery: tuple[str, ...]
     fallback: Fallback | None
     in_contact_with: tuple[str, ...] = ()
-    forbidden_contact: tuple[str, ...] = ()
-    """Those of `in_contact_with` the deployment rule forbids touching (the `contact` reason); in JSON they are named
-    in the fallback's message."""
+    forbidden_contact: tuple[str, ...] = ()  # of in_contact_with, those it may not touch; to_dict() leaves them out
 
     @property
     def placed(self) -> bool:
@@ -286,17 +252,65 @@ def _why(world, element: int, reason: str, touching: np.ndarray) -> str:
     return f"{REASON_TEXT[reason]} {', '.join(named_contact(world.troopers, element, j) for j in touching)}"
 
 
-def disperse(world, element_id: str, at, roll: int, distance: float = DISPERSION_DISTANCE) -> DispersionResult:
-    """docs/rules.md: "place the Circular Template centred on the intended point with its number 1 pointing at the
-    centre of the table" and move the element `distance` (16") along the direction the d20 `roll` picks.
+def disperse(world: World, element_id: str, at, roll: int, distance: float = DISPERSION_DISTANCE) -> DispersionResult:
+    """Dispersion: move 16" from the intended point the way the d20 picks, template number 1 to the table centre.
 
-    `at` is the intended point (x, y) in mm; raises DispersionError for a roll outside 1..20 or a point off the table.
+    Parameters
+    ----------
+    world : World
+        The table.
+    element_id : str
+        The dispersing trooper or marker (of a side).
+    at : (float, float)
+        The intended point x, y (mm), on the table.
+    roll : int
+        The d20 result, 1 to 20.
+    distance : float
+        mm; 16" unless a skill or scenario says otherwise.
+
+    Returns
+    -------
+    DispersionResult
+        `landing` (x, y, z mm), `placed`, and if not, `reasons` (``"off_table"``, ``"inside_scenery"``,
+        ``"unsupported"``, ``"enemy_zone"``, ``"contact"``) and the `fallback` (its `position` None if none fits).
+
+    Raises
+    ------
+    DispersionError
+        A roll outside 1-20, a point off the table, a neutral element, or a distance below 0.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.disperse(lofkit.load("examples/quickstart.yaml"), "fusilier", (600, 600), 17)
+    >>> result.reasons, result.fallback.edge, result.fallback.to_dict()["position"]
+    (('enemy_zone',), 'x=0', [12.5, 292.299987, 0.0])
     """
     return _outcomes(world, element_id, at, [roll], distance)[0]
 
 
-def disperse_all(world, element_id: str, at, distance: float = DISPERSION_DISTANCE) -> DispersionOutcomes:
-    """All twenty outcomes of `disperse` at once (roll 1 first), e.g. to draw them or count how many stand."""
+def disperse_all(world: World, element_id: str, at, distance: float = DISPERSION_DISTANCE) -> DispersionOutcomes:
+    """All twenty outcomes of `disperse` (same parameters and errors) at once, roll 1 first: to draw or count them.
+
+    Parameters
+    ----------
+    world : World
+    element_id : str
+    at : (float, float)
+    distance : float
+        mm; 16" unless a skill or scenario says otherwise.
+
+    Returns
+    -------
+    DispersionOutcomes
+        A tuple of the twenty `DispersionResult`; its `to_dict()` adds a summary.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> sum(r.placed for r in lofkit.disperse_all(lofkit.load("examples/quickstart.yaml"), "fusilier", (600, 600)))
+    16
+    """
     return DispersionOutcomes(_outcomes(world, element_id, at, np.arange(1, 21), distance))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lofkit.errors import LofkitError
+from lofkit.geometry.world import World
 from lofkit.rules.cover import partial_cover, scenery_in_contact, visibility_mod
 from lofkit.rules.measure import base_contact, base_distance, in_arc, in_zoc, may_trace, range_band
 from lofkit.rules.results import LofVerdict, MatrixResult
@@ -81,10 +82,41 @@ def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]])
 
 
 def verdicts(
-    world, ordered_pairs: Sequence[tuple[int, int]], progress: Progress | None = None, evidence: bool = True
+    world: World, ordered_pairs: Sequence[tuple[int, int]], progress: Progress | None = None, evidence: bool = True
 ) -> list[LofVerdict]:
-    """LoF for each ordered (shooter, target) pair of trooper indices; sight is computed once per unordered pair.
-    `evidence=False` leaves out the blockers of pairs without sight (what a matrix's answer never shows)."""
+    """LoF for each ordered (shooter, target) pair of trooper indices, as `check` decides it for one pair.
+
+    Sight is computed once per unordered pair ("mutual awareness", LoF 4), so asking both ways costs one search.
+
+    Parameters
+    ----------
+    world : World
+        The table.
+    ordered_pairs : sequence of (int, int)
+        (shooter, target) indices into ``world.troopers`` (``world.troopers.index(id)``).
+    progress : callable, optional
+        Called as ``progress(cast, tested=0)`` with the segments the search cast and settled, as it goes.
+    evidence : bool
+        False leaves out the `blockers` of pairs without sight (what a matrix's answer never shows).
+
+    Returns
+    -------
+    list of LofVerdict
+        One verdict per pair, in the order given.
+
+    Raises
+    ------
+    LofkitError
+        A pair of a trooper and itself.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> world = lofkit.load("examples/rulebook_lof.yaml")
+    >>> fusilier, spektr = world.troopers.index("fusilier"), world.troopers.index("spektr")
+    >>> [(v.shooter, v.target, v.lof) for v in lofkit.verdicts(world, [(fusilier, spektr), (spektr, fusilier)])]
+    [('fusilier', 'spektr', False), ('spektr', 'fusilier', False)]
+    """
     pairs = np.asarray(ordered_pairs, dtype=np.int64).reshape(-1, 2)
     if np.any(pairs[:, 0] == pairs[:, 1]):
         raise LofkitError("a trooper and itself: LoF needs two different troopers")
@@ -101,8 +133,46 @@ def verdicts_given_sight(
     return [_verdict(world, a, b, sights[min(a, b), max(a, b)], touching) for a, b in ordered_pairs.tolist()]
 
 
-def check(world, shooter: str, target: str) -> LofVerdict:
-    """LoF from trooper `shooter` to trooper `target` (ids), with its evidence."""
+def check(world: World, shooter: str, target: str) -> LofVerdict:
+    """LoF from `shooter` to `target`, with its evidence (docs/rules.md, Line of Fire 1-5).
+
+    "LoF from shooter A to target B exists when" B is in A's arc (an engaged A traces it only to troopers in base
+    contact) and sight holds: a point of one volume sees a whole 3 x 3 mm square of the other's silhouette template
+    past terrain and other troopers (once for both ways). "LoF can exist to friendly or neutral troopers, but they
+    are never valid targets" (`can_target`).
+
+    Parameters
+    ----------
+    world : World
+        The table.
+    shooter, target : str
+        Trooper ids.
+
+    Returns
+    -------
+    LofVerdict
+        The verdict, its reason, and its evidence (the witness of sight, or what blocked it), with distance, range
+        band, ZoC, base contact, Partial Cover and visibility MODs.
+
+    Raises
+    ------
+    UnknownTrooperError
+        An id the scene does not have.
+    LofkitError
+        The shooter and the target are the same trooper.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> world = lofkit.load("examples/rulebook_lof.yaml")
+    >>> verdict = lofkit.check(world, "fusilier", "iguana")  # over the alguacil's head
+    >>> verdict.lof, verdict.reason, verdict.witness.eye_of
+    (True, 'LoF: fusilier sees a 3 x 3 mm patch of iguana', 'fusilier')
+    >>> lofkit.check(world, "fusilier", "spektr").reason
+    'no sight: iguana cuts every line between the two volumes'
+    >>> lofkit.check(world, "grenzer", "alguacil").can_target
+    False
+    """
     v = world.troopers
     return verdicts(world, [(v.index(shooter), v.index(target))])[0]
 
@@ -113,9 +183,30 @@ def every_ordered_pair(count: int) -> np.ndarray:
     return np.column_stack([a, b])
 
 
-def matrix(world, progress: Progress | None = None, evidence: bool = True) -> MatrixResult:
-    """LoF for every ordered pair of distinct troopers; `evidence=False` leaves out the blockers of pairs without
-    sight (which the matrix's answer, `to_dict()`, never shows)."""
+def matrix(world: World, progress: Progress | None = None, evidence: bool = True) -> MatrixResult:
+    """LoF for every ordered pair of distinct troopers, each as `check` decides it.
+
+    Parameters
+    ----------
+    world : World
+        The table.
+    progress : callable, optional
+        Called as ``progress(cast, tested=0)`` with the segments the search cast and settled, as it goes.
+    evidence : bool
+        False leaves out the `blockers` of pairs without sight (which the matrix's `to_dict()` never shows).
+
+    Returns
+    -------
+    MatrixResult
+        n(n - 1) verdicts, shooter by shooter in scene order.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.matrix(lofkit.load("examples/rulebook_lof.yaml"), evidence=False)
+    >>> [v.target for v in result.verdicts if v.shooter == "fusilier" and not v.lof]
+    ['spektr', 'reverend-healer']
+    """
     return MatrixResult(tuple(verdicts(world, every_ordered_pair(len(world.troopers)), progress, evidence)))
 
 

@@ -13,7 +13,36 @@ from lofkit.rules.results import DistanceResult, PieceRow, SceneInfo, TrooperRow
 
 
 def distance(world: World, a: str, b: str) -> DistanceResult:
-    """Base-to-base distance, range band and base contact between troopers `a` and `b`."""
+    """Distance between two troopers: "the shortest distance between their two bases", its range band, base contact.
+
+    Bases are horizontal discs at their own `z`: ``sqrt(max(0, d_xy - r_a - r_b)^2 + dz^2)``.
+
+    Parameters
+    ----------
+    world : World
+        The table.
+    a, b : str
+        Trooper ids.
+
+    Returns
+    -------
+    DistanceResult
+        The distance in mm, its 8" range band, and whether the bases are in contact.
+
+    Raises
+    ------
+    UnknownTrooperError
+        An id the scene does not have.
+    LofkitError
+        `a` and `b` are the same trooper.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.distance(lofkit.load("examples/rulebook_lof.yaml"), "fusilier", "alguacil")
+    >>> result.distance_mm, result.range_band, result.base_contact
+    (225.0, '8-16in', False)
+    """
     v = world.troopers
     i, j = v.index(a), v.index(b)
     if i == j:
@@ -29,7 +58,35 @@ def distance(world: World, a: str, b: str) -> DistanceResult:
 
 
 def zoc(world: World, a: str) -> ZocResult:
-    """ZoC relations of `a` both ways; candidates come from the rtree index, the rule is applied to them in bulk."""
+    """Zone of Control both ways: who is inside `a`'s ZoC, and inside whose ZoC `a` stands.
+
+    The ZoC "starts at the base edge, 8 inches, drawn horizontally and vertically": radius base radius + 8", from 8"
+    below the underside of the base to 8" above it; another trooper is inside when any part of its base disc is.
+
+    Parameters
+    ----------
+    world : World
+        The table.
+    a : str
+        A trooper id.
+
+    Returns
+    -------
+    ZocResult
+        Both lists of ids, in scene order.
+
+    Raises
+    ------
+    UnknownTrooperError
+        An id the scene does not have.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> result = lofkit.zoc(lofkit.load("examples/quickstart.yaml"), "hacker")
+    >>> result.inside_zoc_of_a, result.a_inside_zoc_of
+    (('remote',), ('remote',))
+    """
     v = world.troopers
     i = v.index(a)
     others = neighbours(world, i, ZOC_RADIUS)
@@ -43,7 +100,25 @@ def zoc(world: World, a: str) -> ZocResult:
 
 
 def info(world: World) -> SceneInfo:
-    """A summary of the scene for people: table, zones, terrain by kind and every trooper's volume."""
+    """A summary of the scene for people: table, zones, terrain by kind and piece by piece, every trooper's volume.
+
+    Parameters
+    ----------
+    world : World
+        The table.
+
+    Returns
+    -------
+    SceneInfo
+        What `lofkit info` prints.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> info = lofkit.info(lofkit.load("examples/quickstart.yaml"))
+    >>> info.terrain_by_kind, [(row.id, row.silhouette) for row in info.troopers[-3:]]
+    ({'solid': 4, 'zero_visibility': 1}, [('prone-sniper', 'S2 as S0'), ('remote', 'S3'), ('camo-1', 'marker')])
+    """
     scene, v = world.scene, world.troopers
     rows = tuple(
         TrooperRow(

@@ -11,7 +11,30 @@ from lofkit.scene.loading import load_scene
 
 
 def validate_file(path: str | Path) -> tuple[Validation, World | None]:
-    """Load and compile a scene file; every error and warning is collected instead of raised."""
+    """Read and compile a scene file as `lofkit validate` does, collecting every error and warning instead of raising.
+
+    Parameters
+    ----------
+    path : str or Path
+        A scene file (`.yaml`, `.yml`, `.json` or `.toml`).
+
+    Returns
+    -------
+    report : Validation
+        The errors (each stops every query) and the warnings, each at its place in the file.
+    world : World or None
+        The compiled table, or None when there are errors.
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> report, world = lofkit.validate_file("examples/quickstart.yaml")
+    >>> report.ok, len(world.troopers)
+    (True, 7)
+    >>> report, world = lofkit.validate_file("examples/no-such-scene.yaml")
+    >>> report.ok, world, report.errors
+    (False, None, (Problem(where='(file)', message='file not found'),))
+    """
     try:
         world = World.from_scene(load_scene(path))
     except SceneError as exc:

@@ -126,7 +126,38 @@ def validation_problems(exc: ValidationError, schema_command: str = "lofkit sche
 
 
 def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
-    """Validate already-parsed scene data (lengths in the data's `units`) into a Scene."""
+    """Validate already-parsed scene data (a scene file's content as a dict) into a Scene.
+
+    Parameters
+    ----------
+    data : dict
+        The scene, as a scene file holds it (`lofkit: 1`, `table`, `terrain`, `troopers`, ...); bare numbers are in
+        its `units` (mm by default), and a length may carry its own unit (``"8in"``).
+    source : str, Path or None
+        The file it came from: mesh and image paths are relative to its folder (the current folder when None),
+        and errors name it.
+
+    Returns
+    -------
+    Scene
+        The validated scene, lengths in mm.
+
+    Raises
+    ------
+    SceneError
+        Every problem found, each at its place (``troopers[0].silhouette``).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> scene = lofkit.scene_from_data({"lofkit": 1, "units": "in", "troopers": [
+    ...     {"id": "a", "side": "blue", "silhouette": 2, "position": [10, 10], "facing": 90},
+    ...     {"id": "b", "side": "red", "silhouette": 2, "position": [10, "18in"], "facing": 270}]})
+    >>> scene.troopers[1].position
+    (254.0, 457.2)
+    >>> lofkit.distance(lofkit.World.from_scene(scene), "a", "b").distance_mm
+    178.2
+    """
     if not isinstance(data, dict):
         raise SceneError(source, [Problem("(top)", "a scene is a mapping with keys like lofkit, table, terrain, troopers")])
     if "lofkit_army" in data and "lofkit" not in data:
@@ -146,7 +177,30 @@ def scene_from_data(data: object, source: Path | str | None = None) -> Scene:
 
 
 def load_scene(path: str | Path) -> Scene:
-    """Read and validate a scene file: `.yaml`/`.yml`, `.json` or `.toml`."""
+    """Read and validate a scene file: `.yaml`/`.yml`, `.json` or `.toml` (no meshes are read yet).
+
+    Parameters
+    ----------
+    path : str or Path
+        The scene file.
+
+    Returns
+    -------
+    Scene
+        The validated scene, lengths in mm; `World.from_scene` compiles it for questions.
+
+    Raises
+    ------
+    SceneError
+        The file is missing, unreadable or invalid; its `problems` name each place (a line, or a key's path).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> scene = lofkit.load_scene("examples/quickstart.yaml")
+    >>> [piece.id for piece in scene.terrain], scene.troopers[0].z
+    (['hab-block', 'low-wall', 'pillar', 'rubble', 'smoke'], 'auto')
+    """
     path = Path(path)
     return scene_from_data(read_document(path), path)
 

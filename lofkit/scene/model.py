@@ -275,8 +275,29 @@ class Trooper(_Model):
         return "prone" in self.state
 
 
+SCENE_DESCRIPTION = "A whole table: terrain, troopers and deployment zones, lengths in mm."
+"""The scene's description in its JSON Schema (pydantic would take the class docstring, Python examples and all)."""
+
+
 class Scene(_Model):
-    """A whole table: terrain, troopers and deployment zones, lengths in mm."""
+    """A whole table as the scene file describes it: terrain, troopers and deployment zones, lengths in mm.
+
+    Validated, immutable pydantic data with no meshes: get one with `load_scene` or `scene_from_data` (or as
+    ``world.scene``), change it with ``model_copy(update=...)``; `World.from_scene` compiles it for questions. Its
+    fields are the scene file's keys (docs/scene-format.md; `scene_schema`).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> scene = lofkit.load_scene("examples/rulebook_lof.yaml")
+    >>> scene.source.name, len(scene.terrain), [t.id for t in scene.troopers][:3]
+    ('rulebook_lof.yaml', 1, ['fusilier', 'grenzer', 'alguacil'])
+    >>> fewer = scene.model_copy(update={"troopers": scene.troopers[1:]})  # model_copy does not validate the update
+    >>> lofkit.World.from_scene(fewer).troopers.ids[:2]
+    ('grenzer', 'alguacil')
+    """
+
+    model_config = ConfigDict(json_schema_extra={"description": SCENE_DESCRIPTION})  # not the docstring's examples
 
     lofkit: Version
     units: Literal["mm", "cm", "in"] = "mm"

@@ -19,7 +19,21 @@ def _share_lengths(node: object) -> object:
 
 
 def scene_schema() -> dict:
-    """JSON Schema (draft 2020-12) of a scene file."""
+    """The JSON Schema (draft 2020-12) of a scene file, as `lofkit schema` prints it.
+
+    Returns
+    -------
+    dict
+        The schema, generated from the `Scene` model; every length is a `$defs/Length` (a number, or a string
+        with its unit).
+
+    Examples
+    --------
+    >>> import lofkit
+    >>> schema = lofkit.scene_schema()
+    >>> schema["title"], sorted(schema["properties"])
+    ('lofkit scene', ['base_contact_tolerance', 'deployment_zones', 'lofkit', 'table', 'terrain', 'troopers', 'units'])
+    """
     schema = _share_lengths(Scene.model_json_schema(by_alias=True, mode="validation"))
     schema["$defs"]["Length"] = LENGTH_SCHEMA
     return {
