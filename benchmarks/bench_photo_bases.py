@@ -1,4 +1,4 @@
-"""`lofkit photo`'s bases on a sweep of rendered photos (`lofkit.exchange.photo_sweep`): 12 MP photos of random
+"""`lofkit photo`'s bases on a sweep of rendered photos (`lofkit.testing.photo_sweep`): 12 MP photos of random
 tables of troopers on bases of 20-120 mm (heads and bodies round from above, black rims, some tops painted) among
 barrels (some open), crates, a flat token on the table, and tokens, tanks and troopers on roofs; taken from 25 to
 80 degrees above the table, from every side; each table and its noise drawn from its own seed.
@@ -20,8 +20,8 @@ import time
 os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
 from lofkit.exchange.photo_bases import find_bases  # noqa: E402
-from lofkit.exchange.photo_sweep import MARKERS, TABLE, VIEWS, score, sweep_photo  # noqa: E402
 from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify  # noqa: E402
+from lofkit.testing.photo_sweep import MARKERS, TABLE, VIEWS, score, sweep_photo  # noqa: E402
 
 
 def main() -> None:

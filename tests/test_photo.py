@@ -12,7 +12,6 @@ from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
 from lofkit.exchange.photo_bases import find_bases
-from lofkit.exchange.photo_synthetic import synthetic_photo
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -22,6 +21,7 @@ from lofkit.exchange.photo_table import (
     table_corners,
     table_to_ortho,
 )
+from lofkit.testing.photo_synthetic import synthetic_photo
 from lofkit.units import INCH
 from tests.helpers import build_world, write_scene
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from lofkit.exchange.photo_bases import find_bases
-from lofkit.exchange.photo_synthetic import Miniature, perspective_photo
 from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify
+from lofkit.testing.photo_synthetic import Miniature, perspective_photo
 
 TABLE = (1219.2, 1219.2)
 MARKERS = (60.0, 5.0)

@@ -1,4 +1,4 @@
-"""`lofkit photo` proposes only real bases: rendered 12 MP photos (`lofkit.exchange.photo_sweep`) of random tables of
+"""`lofkit photo` proposes only real bases: rendered 12 MP photos (`lofkit.testing.photo_sweep`) of random tables of
 troopers on bases of 20-120 mm (heads and bodies round from above, black rims, some tops painted), among barrels
 (some open), crates, a flat token on the table, and tokens, tanks and troopers on roofs, taken 25 to 75 degrees
 above the table from every side. Every proposal is checked against where the generator put the bases; the larger
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from lofkit.exchange.photo_bases import BASE_DIAMETERS, find_bases
-from lofkit.exchange.photo_sweep import MARKERS, PLACE_MM, TABLE, VIEWS, score, sweep_photo
 from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify
+from lofkit.testing.photo_sweep import MARKERS, PLACE_MM, TABLE, VIEWS, score, sweep_photo
 
 PHOTOS = (0, 2, 4, 6, 8, 10)
 """Every other view of the sweep: 25, 35, 45, 55, 65 and 75 degrees above the table, each from another side."""

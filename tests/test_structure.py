@@ -30,6 +30,7 @@ LAYERS = {
     "viz": 8,
     "workbench": 9,
     "cli": 10,
+    "testing": 11,
 }
 """Layer of each subpackage (and of the two base modules), lowest first. A module may import its own layer and
 lower ranks only; layers of equal rank (design, exchange; units, errors) do not import each other. The order is
@@ -37,9 +38,10 @@ read off the code: scene is plain data; ray casts rays and knows no scene; geome
 (placed meshes, volumes, a ray back-end); sight runs the 3 x 3 mm search over a World's arrays; rules answer
 questions with it; dice rolls numbers and needs no geometry, but sits above rules since odds are taken of
 rulings; design and exchange use the rules and the World, game the rules (AROs) and dice (the Initiative roll); viz draws rules' and design's results; the workbench
-edits a table live and answers with all of them; cli uses all."""
+edits a table live and answers with all of them; cli uses all. testing (the slow references and test data that
+tests and benchmarks compare lofkit with) sits above them all: it may import any layer, and no layer imports it."""
 
-OUTSIDE_LAYERS = {"lofkit": "the public API", "lofkit.__main__": "`python -m lofkit`", "lofkit.testing": "tests"}
+OUTSIDE_LAYERS = {"lofkit": "the public API", "lofkit.__main__": "`python -m lofkit`"}
 """Modules above every layer: they may import any layer, and no layered module may import them."""
 
 HEAVY = ("pyvista", "vtk", "vtkmodules", "matplotlib", "trame", "cv2", "dask", "distributed", "playwright",
@@ -206,3 +208,11 @@ def test_importing_lofkit_stays_light():
     loaded = json.loads(done.stdout)
     heavy = sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
     assert not heavy, f"`import lofkit` imports {heavy}"
+
+
+def test_the_sight_oracle_shares_no_code_with_the_sight_search():
+    """`lofkit.testing.sight` is the reference the sight search is tested against: written from the rule, it imports
+    nothing of `lofkit.sight` (every import counts, also those inside functions), so it cannot share a mistake."""
+    shared = sorted(t for t in _imports(top_level_only=False)["lofkit.testing.sight"]
+                    if t == "lofkit.sight" or t.startswith("lofkit.sight."))
+    assert not shared, f"the sight oracle imports {shared}"

@@ -18,8 +18,8 @@ import numpy as np
 
 import lofkit
 from lofkit.exchange.photo import import_photo
-from lofkit.exchange.photo_synthetic import synthetic_photo
 from lofkit.exchange.photo_table import map_points, table_corners
+from lofkit.testing.photo_synthetic import synthetic_photo
 from lofkit.viz.render import render
 
 INCH = 25.4

@@ -14,9 +14,9 @@ The search (`lattice` says what is sampled and what that guarantees), for all pa
    point (the fine pass), centre-most first (or far apart in turn, when no witness is kept) and each from its middle
    out (`lattice.block_cross`), until one is clear (the witness) or none is left.
    Sampled points are lattice points, so a block the fine pass would find clear is never skipped: the answer
-   equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` runs for
-   tests and benchmarks. Zero Visibility zones also block segments that start inside them (see
-   `obstruction.blocked`).
+   equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` (written
+   from the rule, with nothing of this package) runs for tests and benchmarks. Zero Visibility zones also block
+   segments that start inside them (see `obstruction.blocked`).
 Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
 that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made
 a row (`rows.eye_rows`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches
@@ -105,11 +105,6 @@ class Findings:
                 self.found[int(views.rows.pair[rows[k]])] = witness_at(self.world, views, int(rows[k]),
                                                                        int(cols[k]), int(lines[k]))
 
-    def record_central(self, views: Views, clear: np.ndarray) -> None:
-        """Each row with a `clear` block (n, c, r) sees the one nearest the template's middle."""
-        seen = np.flatnonzero(clear.any(axis=(1, 2)))
-        self.record(views, seen, *central_blocks(clear[seen]))
-
 
 class PairSearch:
     """One sight search over unordered `pairs` (n, 2): what each pair learned, its corridor, what it found."""
@@ -125,7 +120,7 @@ class PairSearch:
         v = world.troopers
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
-    def look(self, rows: EyeRows, exhaustive_fine: bool = False, centre_first: bool = False) -> None:
+    def look(self, rows: EyeRows, centre_first: bool = False) -> None:
         """Search every row's template for a clear block; record the first witness of each pair. With
         `centre_first`, each row's centre block is tried before anything else (see `_coarse_pass`)."""
         v = self.world.troopers
@@ -141,20 +136,13 @@ class PairSearch:
                 chunk = rows.take(same[start : start + per_batch])
                 chunk = chunk.take(~self.findings.done[chunk.pair])
                 if len(chunk.pair):
-                    self._look_at(lattice, chunk, exhaustive_fine, centre_first)
+                    self._look_at(lattice, chunk, centre_first)
 
-    def _look_at(self, lattice: Lattice, rows: EyeRows, exhaustive_fine: bool, centre_first: bool = False) -> None:
-        """Passes at lattice strides 10 and 5, then fine checks of candidate blocks until each pair has a witness.
-        The brute force (`exhaustive_fine`) proves nothing and casts every point."""
+    def _look_at(self, lattice: Lattice, rows: EyeRows, centre_first: bool = False) -> None:
+        """Passes at lattice strides 10 and 5, then fine checks of candidate blocks until each pair has a witness."""
         v = self.world.troopers
         axis = template_axis(rows.eye, v.centre[rows.target], headings(v, rows.shooter, rows.target))
         views = Views(lattice, rows, axis)
-        cw, ch = lattice.cells
-        if exhaustive_fine:
-            every = self.caster.segments_blocked(views, np.arange(len(rows.pair)), np.arange(cw + 1),
-                                                 np.arange(ch + 1))
-            self.findings.record_central(views, clear_blocks(every, lattice.block))
-            return
         views, known, tested = self._coarse_pass(views, centre_first)
         candidates = clear_blocks(known, lattice.block)
         for stride in COARSE_STRIDES[1:]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.exchange.photo_synthetic import Miniature, PerspectivePhoto, Prop, perspective_photo
+from lofkit.testing.photo_synthetic import Miniature, PerspectivePhoto, Prop, perspective_photo
 
 TABLE = (1219.2, 1219.2)
 MARKERS = (70.0, 5.0)

@@ -1,33 +1,20 @@
-"""Reference implementations to test lofkit against (as `shapely.testing` is for shapely).
+"""Face-to-face rolls the slow way, to test `lofkit.dice` against: every combination of dice resolved.
 
-Each answers a question a fast path answers, by the most direct method, so that tests and benchmarks can compare
-the two. They are slow on purpose. `import lofkit` does not import this module.
-
-- `sight_brute_force`: the 3 x 3 mm sight test by exhaustive sampling: every eye, both ways, every lattice block,
-  no proofs. `lofkit.sight.search.sight` must give the same yes/no for every pair.
 - `f2f_distribution_enumerated`: a face-to-face distribution by resolving all 20^(B1+B2) combinations (numpy).
 - `f2f_counts_by_resolving`: the same counts through `resolve_f2f`, one combination at a time (plain Python).
-
-The synthetic photo the photo importer is tested on (a drawn table whose corners, markers and bases are known
-exactly) is `lofkit.exchange.photo_synthetic`: it needs OpenCV, and the photo walkthrough uses it too.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
 
 import numpy as np
 
 from lofkit.dice.distribution import F2FDistribution, checked_burst, outcomes_from_counts
 from lofkit.dice.rolls import DIE_FACES, cancels, resolve_f2f, resolve_roll
-from lofkit.sight.evidence import sight_results
-from lofkit.sight.lattice import dense_eyes, key_eyes
-from lofkit.sight.rows import eye_rows
-from lofkit.sight.search import PairSearch, unordered_pairs
 
-__all__ = ["f2f_counts_by_resolving", "f2f_distribution_enumerated", "sight_brute_force"]
+__all__ = ["f2f_counts_by_resolving", "f2f_distribution_enumerated"]
 
 
 def f2f_counts_by_resolving(sv1: int, burst1: int, sv2: int, burst2: int) -> dict[tuple, int]:
@@ -51,20 +38,6 @@ def f2f_counts_by_resolving(sv1: int, burst1: int, sv2: int, burst2: int) -> dic
             else:
                 tally["none",] += 1
     return dict(tally)
-
-
-def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict:
-    """The reference search: every eye (key and dense) both ways against every lattice block, no shortcuts but
-    stopping a pair at its first witness."""
-    pairs = unordered_pairs(pairs)
-    search = PairSearch(world, pairs)
-    every = np.arange(len(pairs))
-    for pattern in (key_eyes, dense_eyes):
-        for forward in (True, False):
-            open_ids = search.findings.open_pairs(every)
-            if len(open_ids):
-                search.look(eye_rows(world, pairs, open_ids, forward, pattern), exhaustive_fine=True)
-    return sight_results(world, search.findings.found, pairs, {})
 
 
 def _cancelled(beaten: np.ndarray, mine: np.ndarray, theirs: np.ndarray, total: int) -> list[np.ndarray]:
