@@ -32,10 +32,41 @@ os.environ.setdefault("LOFKIT_CACHE", str(REPO / ".cache" / "lofkit"))
 """The tests keep the inner parts they compute in the repository (git ignores .cache/), not in the user's cache."""
 
 
+@pytest.hookimpl(wrapper=True)  # around pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist, the tests marked slow first (each worker collects, and sorts, the same way)."""
+    """Under pytest-xdist, the tests marked slow first (each worker collects, and sorts, the same way), and the
+    tests that share a module- or session-scoped fixture of ours in one `xdist_group` (`--dist loadgroup`), so that
+    the fixture (a rendered photo sweep, a simulated scan, the example scripts) is made by one worker only."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    for item, group in shared_fixture_groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(group))
+    return (yield)
+
+
+def shared_fixture_groups(items) -> dict:
+    """Each test that uses a shared fixture of tests/ (module- or session-scoped, directly or through another),
+    with the name of its group: tests are joined when they share such a fixture, and a group is named after one."""
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    keys = {}
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = [(name, info.name2fixturedefs[name][-1]) for name in item.fixturenames
+                if info is not None and name in info.name2fixturedefs]
+        keys[item] = [f"{item.module.__name__ if d.scope == 'module' else 'session'}.{name}" for name, d in defs
+                      if d.scope in ("module", "session") and d.func.__module__.startswith("tests")]
+        for key in keys[item]:
+            parent[root(key)] = root(keys[item][0])
+    names = {}
+    for key in sorted(parent):
+        names.setdefault(root(key), key)
+    return {item: names[root(found[0])] for item, found in keys.items() if found}
 
 
 @pytest.fixture
