@@ -1,11 +1,9 @@
 """`lofkit serve`: the workbench, a page in the browser over a table edited live (`lofkit.workbench`).
 
-"With no argument it opens an empty 48" x 48" table. A photo map folder is what `lofkit photo` wrote (its
-`scene.yaml` and `table.png`); a `.json` Tabletop Simulator save (it has `ObjectStates`) is imported as `lofkit
-import-tts` would (`--mesh-cache` as there), a scene written in JSON opens as any scene.
-A 3D scan (`SCAN_SUFFIXES`: .glb, .obj, .ply, .usdz, ...) is imported as `lofkit import-scan` would with no table
-size, into the folder `<stem>-lofkit` beside it (`scan_folder`), and its scene opened from there; a scan imported
-before opens its earlier import. Troopers found in a scan or photo open as proposals (`proposed: true`).
+"With no argument it opens an empty 48" x 48" table; otherwise what `lofkit.load` opens
+(`lofkit.exchange.opening`): a scene file, a photo or scan folder, a Tabletop Simulator save (`--mesh-cache` as
+for `import-tts`) or a 3D scan, imported into the folder `<stem>-lofkit` beside it or reopened from there. Troopers
+found in a scan or photo open as proposals (`proposed: true`).
 When ready it prints exactly one line `lofkit workbench: http://HOST:PORT/...` on stdout, then opens a browser
 unless `--no-browser`. Ctrl-C stops it cleanly. Binds 127.0.0.1 by default. `--share` binds all interfaces for a
 phone on the same network, and then every request needs the random token printed in that URL."
