@@ -1,11 +1,15 @@
 """Shared fixtures, and the hypothesis profiles.
 
-The tests' disk cache of inner parts is .cache/lofkit in the repository, unless LOFKIT_CACHE says otherwise.
+The tests' disk cache of inner parts is .cache/lofkit in the repository, unless LOFKIT_CACHE says otherwise. Its
+entries are keyed on the code that computes them (`geometry.inner.code_digest`), and the tests of the parts themselves
+(tests/test_inner_parts.py) compute them afresh.
 
 Profiles: `ci` (the default) is derandomized, so every run, on any machine, draws the same examples and a failure
 is reproducible from the test's name alone; `random` draws new examples on each run, for exploring locally:
 `pytest --hypothesis-profile=random`, or `HYPOTHESIS_PROFILE=random pytest` (the command-line option wins).
 A failing example prints a `@reproduce_failure` blob in both. Tests that give `max_examples` keep their own count.
+Property tests whose claim holds only when something fires (a proof of "hidden") count how often it did over the run
+and fail when it seldom did: the strategies that feed them (`tests.strategies.screened_layouts`) make it common.
 
 In parallel (`make test`: pytest-xdist, `-n`) each worker is a session of its own (its own scratch folders, its own
 `example_run`, its own ports: `helpers.free_port`), and the tests marked slow are handed out first, so that no worker

@@ -12,6 +12,10 @@ moved by up to 35 mm; y in 35-85 or 515-565 mm), so within 265 * sqrt(2) < 375 m
 (radius <= 35 mm) within 410 mm. The square's centre stands at the table's centre, 2000 mm from every edge, so it may
 be moved by up to 2000 - 410 = 1590 mm along x and y: the +-1400 mm the tests draw keeps every base on the table.
 
+`screened_layouts()` draws the same, with a screen across the line between a trooper on each side of the band: one
+wall, two staggered ones, or a slit, about as high and as wide as that line needs, so that proofs of "hidden" (one
+blocker, or one per half) often hold and often only just fail, and pairs are often only just seen or hidden.
+
 Settings: tests/conftest.py loads the `ci` profile by default (derandomized: the same scenes on every run);
 `SETTINGS` adds only what scene-drawing tests need on top of the profile.
 """
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
+from lofkit.scene.silhouettes import PRONE_HEIGHT, SILHOUETTES
 from lofkit.units import INCH
 from tests.helpers import build_world
 
@@ -150,6 +155,67 @@ def layouts(draw, max_troopers: int = 4, max_pieces: int = 5, big: bool = True) 
     lines = [(a, b) for a in near for b in far]
     terrain = tuple(p for i in range(draw(st.integers(0, max_pieces))) for p in draw(pieces(i, lines)))
     return Layout(troopers, terrain)
+
+
+def _reach(t: Soldier) -> tuple[float, float]:
+    """A drawn trooper's base radius and the height of its top, mm."""
+    base, height = SILHOUETTES[t.silhouette]
+    return base / 2, t.z + (PRONE_HEIGHT if "prone" in t.state else height)
+
+
+@st.composite
+def screens(draw, a: Soldier, b: Soldier, index: int, kind: str | None = None) -> tuple[Piece, ...]:
+    """Walls 2-12 mm thick across the line from a (y < 300) to b (y > 300), 220-380 mm up the square, turned up to
+    20 degrees off square to it, each from 6 mm lower to 30 mm higher than the line's top where it stands. `kind`
+    (else one drawn): "wall", one wall reaching across the line's width there (the prisms' half width, `half`) on
+    each side, from 3 mm short to 15 mm past: a one-part proof, or none; "staggered", two walls 5-40 mm apart
+    along the line, each covering one side and reaching past the middle by 0.45-0.95 `half`: a proof half by
+    half, by one of them, or none; "slit", two walls in line, 10-30 mm higher than the line's top, leaving a
+    1-6 mm gap within 3 mm of it: hidden by the 3 x 3 mm rule, or only just seen, and no proof."""
+    (ra, top_a), (rb, top_b) = _reach(a), _reach(b)
+    y = draw(st.floats(220, 380))
+    t = (y - a.at[1]) / (b.at[1] - a.at[1])
+    along = ((b.at[0] - a.at[0]) / (b.at[1] - a.at[1]), 1.0)
+    along = (along[0] / math.hypot(*along), along[1] / math.hypot(*along))
+    turn = math.radians(draw(st.floats(-20, 20)))
+    side = (-along[1] * math.cos(turn) - along[0] * math.sin(turn),
+            along[0] * math.cos(turn) - along[1] * math.sin(turn))
+    half = ((1 - t) * ra + t * rb) / math.cos(math.radians(15))  # the prisms' half width where the screen stands
+
+    def wall(name: str, at: float, start: float, stop: float, higher=st.floats(-6, 30)) -> Piece:
+        centre = (a.at[0] + (y + at - a.at[1]) * along[0] / along[1], y + at)
+        u = (y + at - a.at[1]) / (b.at[1] - a.at[1])
+        height = max(5.0, (1 - u) * top_a + u * top_b + draw(higher))
+        ends = tuple((centre[0] + k * side[0], centre[1] + k * side[1]) for k in (start, stop))
+        return Piece("wall", name, ends, (draw(st.floats(2, 12)), height))
+
+    kind = kind or draw(st.sampled_from(["wall", "wall", "staggered", "slit"]))
+    far = half + 40
+    if kind == "wall":
+        return (wall(f"screen{index}", 0.0, -half - draw(st.floats(-3, 15)), half + draw(st.floats(-3, 15))),)
+    if kind == "staggered":
+        gap = draw(st.floats(5, 40))
+        return (wall(f"screen{index}a", 0.0, -far, half * draw(st.floats(0.45, 0.95))),
+                wall(f"screen{index}b", gap, -half * draw(st.floats(0.45, 0.95)), far))
+    middle, width = draw(st.floats(-3, 3)), draw(st.floats(1, 6))
+    return (wall(f"screen{index}a", 0.0, -far, middle - width / 2, st.floats(10, 30)),
+            wall(f"screen{index}b", 0.0, middle + width / 2, far, st.floats(10, 30)))
+
+
+@st.composite
+def screened_layouts(draw, max_troopers: int = 4, max_pieces: int = 2, big: bool = True,
+                     kind: str | None = None) -> Layout:
+    """`layouts()` with troopers t0 (y < 300) and t1 (y > 300) and `screens` (of `kind`) across the line between
+    them (the pieces drawn besides may cover other lines)."""
+    count = draw(st.integers(2, max_troopers))
+    first = [(0, draw(st.integers(0, 3))), (1, draw(st.integers(0, 3)))]
+    others = draw(st.permutations([(s, c) for s in (0, 1) for c in range(4) if (s, c) not in first]))
+    troopers = tuple(draw(soldiers(i, slot, big)) for i, slot in enumerate(first + others[: count - 2]))
+    near = [t.at for t in troopers if t.at[1] < SIDE / 2]
+    far = [t.at for t in troopers if t.at[1] > SIDE / 2]
+    lines = [(a, b) for a in near for b in far]
+    terrain = tuple(p for i in range(draw(st.integers(0, max_pieces))) for p in draw(pieces(i, lines)))
+    return Layout(troopers, terrain + draw(screens(troopers[0], troopers[1], 0, kind)))
 
 
 # --- scenes ----------------------------------------------------------------------------------------------------------

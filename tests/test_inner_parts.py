@@ -1,11 +1,14 @@
 """Inner parts (lofkit/geometry/inner.py): boxes provably inside a mesh's solid, the proofs of "hidden" on real,
 non-convex terrain. Sound: every segment through a box hits the mesh itself; exact: the sight search that uses them
-still equals the brute-force reference; cached on disk by the mesh's content."""
+still equals the brute-force reference; cached on disk by the mesh's content and the code that computes them.
+The tests of the parts themselves compute them afresh: a warm cache must not stand in for the code under test."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Polygon, box
 
-from lofkit.geometry import cache, inner
+from lofkit.geometry import cache, inner, voxels
 from lofkit.geometry.inner import compute_mesh_parts, mesh_key, mesh_parts, placed_boxes
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.ray import backend
@@ -54,24 +57,33 @@ def crosses_box(origins, directions, lengths, boxes) -> np.ndarray:
     return ((np.minimum(far, lengths[:, None]) - np.maximum(near, 0)) > 1e-6).any(axis=1)
 
 
+@functools.cache
+def fresh_parts(name: str) -> tuple[trimesh.Trimesh, inner.MeshParts]:
+    """Real piece `name` and its parts, computed by the code under test (never read from the disk cache), once per
+    test process."""
+    mesh = load_mesh_file(MODELS / f"{name}.stl")
+    return mesh, compute_mesh_parts(mesh)
+
+
+@pytest.mark.xdist_group("real-parts")  # with `--dist loadgroup` (make test), one worker computes each piece's parts
 @pytest.mark.parametrize("name", REAL)
 def test_every_segment_through_an_inner_box_of_a_real_piece_hits_the_piece(name):
     """Watertight and open pieces alike: 20,000 lines through the boxes, ends outside the piece, all blocked by
     Embree against the full mesh; and the boxes cover a good share of the solid."""
-    mesh = load_mesh_file(MODELS / f"{name}.stl")
-    parts = mesh_parts(mesh)
+    mesh, parts = fresh_parts(name)
     assert len(parts.boxes) >= 50 and parts.skipped_faces == 0 and parts.coverage > 0.4
     assert parts.holes == 0 if mesh.is_watertight else parts.holes > 0
     segments = lines_through_boxes(parts.boxes, 2 * np.linalg.norm(mesh.extents), 20_000, np.random.default_rng(3))
     assert blocked(mesh, *segments).all()
 
 
+@pytest.mark.xdist_group("real-parts")
 @pytest.mark.parametrize("name", REAL)
 def test_boxes_reach_down_to_the_table_and_segments_there_hit_the_piece(name):
     """Boxes at a piece's foot are lowered to 0.001 mm above its underside, so that segments that skim the table
     (the lowest samples stand 0.01 mm up) cross them; nearly flat lines through those low slabs all hit the piece."""
-    mesh = load_mesh_file(MODELS / f"{name}.stl")
-    low = mesh_parts(mesh).boxes
+    mesh, parts = fresh_parts(name)
+    low = parts.boxes
     low = low[low[:, 2] < mesh.bounds[0, 2] + 0.01]
     assert len(low) >= 10
     rng = np.random.default_rng(4)
@@ -259,6 +271,22 @@ def test_parts_are_cached_by_content(tmp_path, monkeypatch):
     entry.write_bytes(b"not an npz file")
     assert np.array_equal(mesh_parts(ring).boxes, first.boxes)  # an unreadable entry is computed again
     assert cache.load(mesh_key(ring), inner.MeshParts) is not None  # and saved over
+
+
+@pytest.mark.parametrize("module", [inner, voxels], ids=["inner", "voxels"])
+def test_an_edit_to_the_code_that_computes_parts_gives_every_mesh_a_new_key(module, tmp_path, monkeypatch):
+    """Parts are keyed on the source of the modules that compute them (read once per process): a warm cache never
+    serves parts the code before an edit made, and the same code finds the same key again."""
+    ring = trimesh.creation.extrude_polygon(box(-30, -30, 30, 30).difference(box(-26, -26, 26, 26)), 15)
+    before = mesh_key(ring)
+    edited = tmp_path / Path(module.__file__).name
+    edited.write_text(Path(module.__file__).read_text(encoding="utf-8") + "# one line more\n", encoding="utf-8")
+    with monkeypatch.context() as patch:
+        patch.setattr(module, "__file__", str(edited))
+        inner.code_digest.cache_clear()
+        assert mesh_key(ring) != before
+    inner.code_digest.cache_clear()
+    assert mesh_key(ring) == before
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_saving(tmp_path, monkeypatch):

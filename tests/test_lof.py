@@ -1,11 +1,15 @@
 """docs/rules.md "Line of Fire", points 1-5, on constructed geometry whose answer is known by hand."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 from lofkit import World, load_scene
+from lofkit.ray.numpy import NumpyRays
 from lofkit.rules.lof import check, matrix
 from lofkit.scene.model import SILHOUETTES
+from lofkit.sight import search
 from lofkit.sight.lattice import WINDOW_FOUND, Lattice
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
@@ -206,7 +210,11 @@ def test_witness_is_a_three_mm_square_on_the_template_facing_the_eye():
 
 
 def test_witness_segments_are_really_clear():
-    world = build_world([trooper("a", 600, 300), enemy("b", 600, 700)], [wall(300, 325, 900, 325, 39)])
+    """A wall 1 mm lower than both troopers, 100 mm in front of a: only segments from a's top to the top of b's
+    template pass over it, and the search casts rays to tell which (its proofs settle only lower ones). Segments
+    from the witness's eye to a 7 x 7 grid over its patch, cast by plain-numpy Moller-Trumbore against the blocking
+    pieces' meshes (not the ray scene the search used), hit nothing."""
+    world = build_world([trooper("a", 600, 300), enemy("b", 600, 700)], [wall(300, 400, 900, 400, 39)])
     witness = check(world, "a", "b").witness
     corners = np.array(witness.corners)
     u, w = np.meshgrid(np.linspace(0, 1, 7), np.linspace(0, 1, 7))
@@ -214,7 +222,8 @@ def test_witness_segments_are_really_clear():
     eye = np.array(witness.eye)
     span = points - eye
     length = np.linalg.norm(span, axis=1)
-    assert not world.blocking_rays.occluded(np.tile(eye, (len(points), 1)), span / length[:, None], length).any()
+    rays = NumpyRays([piece.mesh for piece in world.pieces if piece.blocks_lof])
+    assert not rays.occluded(np.tile(eye, (len(points), 1)), span / length[:, None], length).any()
 
 
 # --- the rulebook's illustration ------------------------------------------------------------------------------------
@@ -242,10 +251,21 @@ def test_the_rulebook_illustration():
     assert "iguana-2" in check(world, "daturazi", "alguacil-2").reason
 
 
-def test_matrix_gives_every_ordered_pair_and_computes_sight_once_per_pair():
+def test_matrix_gives_every_ordered_pair_and_computes_sight_once_per_pair(monkeypatch):
+    """One search runs, over each unordered pair once (LoF 4: sight holds both ways), and both orders of a pair
+    get its one answer."""
     world = World.from_scene(load_scene(REPO / "examples" / "rulebook_lof.yaml"))
+    searched = []
+    run_search = search.run_search
+
+    def counted(world, pairs, *args, **kwargs):
+        searched.append(np.asarray(pairs).tolist())
+        return run_search(world, pairs, *args, **kwargs)
+
+    monkeypatch.setattr(search, "run_search", counted)
     result = matrix(world).to_dict()["pairs"]
     n = len(world.troopers)
+    assert len(searched) == 1 and searched[0] == [list(p) for p in itertools.combinations(range(n), 2)]
     assert len(result) == n * (n - 1)
     by_pair = {(p["shooter"], p["target"]): p for p in result}
     assert all(by_pair[a, b]["sight"] == by_pair[b, a]["sight"] for a, b in by_pair)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from lofkit import INCH, base_contact, base_distance, distance, in_arc, in_front_arc, in_zoc, range_band, zoc
+from lofkit.rules import queries
 from tests.helpers import build_world, trooper
 
 EIGHT = 8 * INCH  # 203.2 mm
@@ -178,12 +179,35 @@ def test_prone_trooper_zoc_is_the_same_cylinder():
         assert bool(in_zoc(world.troopers, 0, 1)) is inside
 
 
-def test_zoc_query_uses_the_broad_phase_and_agrees_with_brute_force():
+def test_zoc_query_uses_the_broad_phase_and_agrees_with_brute_force(monkeypatch):
+    """60 troopers of mixed bases, some raised: `zoc` tests only the few the broad phase finds near each owner,
+    and both its lists equal the rule applied to every pair in plain Python: b is inside a's ZoC when |z_b - z_a|
+    <= 8" and the centres lie at most r_a + 8" + r_b apart horizontally."""
     rng = np.random.default_rng(7)
-    xy = rng.uniform(30, 1190, size=(60, 2))
-    world = build_world([trooper(f"t{i}", x, y, z=float(rng.uniform(0, 300))) for i, (x, y) in enumerate(xy)])
-    v = world.troopers
-    for i in range(0, 60, 7):
-        others = np.arange(60)
-        brute = {v.ids[k] for k in others[in_zoc(v, i, others)]}
-        assert set(zoc(world, v.ids[i]).inside_zoc_of_a) == brute
+    bases = {1: 25, 3: 40, 4: 55, 8: 70}  # silhouette -> base diameter, mm
+    placed = [trooper(f"t{i}", float(x), float(y), z=float(rng.choice([0, rng.uniform(0, 400)])),
+                      silhouette=int(rng.choice(list(bases))))
+              for i, (x, y) in enumerate(rng.uniform(30, 1190, (60, 2)))]
+    world = build_world(placed)
+
+    def inside(owner: dict, other: dict) -> bool:
+        (xa, ya), (xb, yb) = owner["position"], other["position"]
+        reach = bases[owner["silhouette"]] / 2 + EIGHT + bases[other["silhouette"]] / 2
+        return owner is not other and abs(other["z"] - owner["z"]) <= EIGHT and math.hypot(xb - xa, yb - ya) <= reach
+
+    tested = []
+    measured = in_zoc
+
+    def counted(volumes, owner, other):
+        tested.append(np.size(other) * np.size(owner))
+        return measured(volumes, owner, other)
+
+    monkeypatch.setattr(queries, "in_zoc", counted)
+    found = 0
+    for a in placed:
+        result = zoc(world, a["id"])
+        assert result.inside_zoc_of_a == tuple(b["id"] for b in placed if inside(a, b)), a["id"]
+        assert result.a_inside_zoc_of == tuple(b["id"] for b in placed if inside(b, a)), a["id"]
+        found += len(result.inside_zoc_of_a)
+    assert 60 < found < 60 * 59 / 4  # inside and outside both common
+    assert len(tested) == 120 and sum(tested) < 120 * 59 / 3  # the broad phase spares most pairs

@@ -23,8 +23,16 @@ def test_box_position_is_the_centre_of_its_bottom_face():
 
 
 def test_box_rotates_counter_clockwise_about_its_centre():
+    """A quarter turn swaps the box's extents about its centre; at 30 degrees its corners are where a turn
+    counter-clockwise (seen from above) puts them, not the mirror image a clockwise one gives (same bounds)."""
     b = bounds_of({"id": "b", "box": {"size": [100, 20, 30]}, "position": [500, 400, 0], "rotation": 90})
     assert np.allclose(b, [[490, 350, 0], [510, 450, 30]])
+    piece = {"id": "b", "box": {"size": [100, 20, 30]}, "position": [500, 400, 0], "rotation": 30}
+    scene = scene_from_data(scene_data([], [piece]))
+    corners = np.unique(placed_mesh(scene.terrain[0], scene).vertices.round(6), axis=0)
+    c, s = np.cos(np.radians(30)), np.sin(np.radians(30))
+    expected = [[500 + c * x - s * y, 400 + s * x + c * y, z] for x in (-50, 50) for y in (-10, 10) for z in (0, 30)]
+    assert np.allclose(corners, np.unique(np.round(expected, 6), axis=0))
 
 
 def test_cylinder_and_scale():

@@ -36,9 +36,11 @@ The proofs assume segments end outside the solid: lofkit warns about troopers wh
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -46,11 +48,9 @@ import trimesh
 from scipy import ndimage
 from scipy.spatial import ConvexHull
 
-from lofkit.geometry import cache
+from lofkit.geometry import cache, voxels
 from lofkit.geometry.voxels import boxes_clear, first_voxels, grow_boxes, mark_near_hull, surface_voxels
 
-VERSION = 6
-"""Bumped whenever the construction changes, so that no stale cache entry is ever read."""
 MAX_VOXELS = 30e6
 """Voxels of a mesh's grid at most; the pitch is the smallest that keeps to it, and at least `MIN_PITCH`."""
 MIN_PITCH = 0.25
@@ -119,11 +119,20 @@ def parts_cached(mesh: trimesh.Trimesh) -> bool:
     return cache.has(mesh_key(mesh))
 
 
+@functools.cache
+def code_digest() -> str:
+    """A digest of the code that computes the parts (this module's and `voxels`' source, and trimesh's version),
+    read once per process: changed code never reads parts the old code saved."""
+    digest = hashlib.sha256(trimesh.__version__.encode())
+    for module in (__file__, voxels.__file__):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()
+
+
 def mesh_key(mesh: trimesh.Trimesh) -> str:
-    """A digest of the mesh's vertices and faces and of the construction's version and settings."""
-    settings = (VERSION, MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS,
-                LOOKUP)
-    digest = hashlib.sha256(repr(settings).encode())
+    """A digest of the mesh's vertices and faces, of the construction's settings and of its code (`code_digest`)."""
+    settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP)
+    digest = hashlib.sha256(f"{code_digest()} {settings!r}".encode())
     digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
     digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
     return f"parts-{digest.hexdigest()[:32]}"
