@@ -304,3 +304,16 @@ def test_zoc_query_and_check_agree_at_the_tolerance():
     from lofkit import zoc
 
     assert check(world, "a", "b").in_zoc and zoc(world, "a").inside_zoc_of_a == ("b",)
+
+
+@pytest.mark.slow
+def test_a_slit_off_the_line_between_them_is_found_by_the_eyes_beside_it():
+    """LoF 2: any point of the volume may be the eye. Two blocks leave a 4 mm slit 6 to 10 mm to the side of the line
+    between the bases: no key point (the front, the sides, the top centre) sees through it, an eye on the front rim
+    beside it does. The search must look there (it fails when the dense eyes are left out or the template is
+    turned edge-on to the eye), and agrees with the brute force."""
+    world = build_world([trooper("a", 600, 300), enemy("b", 600, 600)], [
+        {"id": "left", "box": {"size": [606, 260, 100]}, "position": [303, 450, 0]},
+        {"id": "right", "box": {"size": [1219.2 - 610, 260, 100]}, "position": [(1219.2 + 610) / 2, 450, 0]}])
+    fast, brute = sight(world, [(0, 1)])[0, 1], sight_brute_force(world, [(0, 1)])[0, 1]
+    assert brute.seen and fast.seen
