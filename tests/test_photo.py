@@ -292,13 +292,13 @@ def test_base_sizes_snap_and_bases_off_the_table_are_dropped():
 
 
 def test_a_base_of_any_size_has_a_silhouette_for_the_scene():
-    from lofkit.exchange.photo_bases import trooper_size
     from lofkit.scene.loading import scene_from_data
+    from lofkit.scene.silhouettes import found_trooper_size
 
-    assert trooper_size(40) == {"silhouette": 3}
-    assert trooper_size(33) == {"silhouette": 3, "base": 33.0}
-    assert trooper_size(120) == {"silhouette": 8, "base": 120.0}
-    troopers = [{"id": f"base-{k}", "side": "unknown", "position": [100 + 130 * k, 200], **trooper_size(size)}
+    assert found_trooper_size(40) == {"silhouette": 3}
+    assert found_trooper_size(33) == {"silhouette": 3, "base": 33.0}
+    assert found_trooper_size(120) == {"silhouette": 8, "base": 120.0}
+    troopers = [{"id": f"base-{k}", "side": "unknown", "position": [100 + 130 * k, 200], **found_trooper_size(size)}
                 for k, size in enumerate((20, 25, 47, 120))]
     scene = scene_from_data({"lofkit": 1, "table": {"width": 600, "depth": 400}, "troopers": troopers}, source="stub")
     assert [t.base for t in scene.troopers] == [20.0, None, 47.0, 120.0]

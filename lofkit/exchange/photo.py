@@ -14,7 +14,7 @@ import numpy as np
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import Message, SettingError
 from lofkit.exchange.output import check_output_folder, make_folder, write_scene_file
-from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases, trooper_size
+from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases
 from lofkit.exchange.photo_table import (
     CORNER_NAMES,
     TableFit,
@@ -24,7 +24,7 @@ from lofkit.exchange.photo_table import (
     ortho_size,
     rectify,
 )
-from lofkit.scene.silhouettes import BASE_SILHOUETTES
+from lofkit.scene.silhouettes import BASE_SILHOUETTES, found_trooper_size
 from lofkit.scene.table import written_on_table
 
 FILES = ("table.png", "scene.yaml")
@@ -122,7 +122,7 @@ def scene_stub(table_mm: tuple[float, float], bases: list[FoundBase], image: str
     width, depth = round(table_mm[0], 3), round(table_mm[1], 3)
 
     troopers = [{"id": f"base-{k + 1}", "side": "unknown", "proposed": True,
-                 **trooper_size(base.diameter_mm),
+                 **found_trooper_size(base.diameter_mm),
                  "position": written_on_table(base.position, base.diameter_mm / 2, width, depth)}
                 for k, base in enumerate(bases)]
     return {"lofkit": 1, "units": "mm", "table": {"width": width, "depth": depth, "image": image}, "troopers": troopers}

@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from lofkit.exchange.photo_cues import cues, mat_colour
-from lofkit.scene.silhouettes import BASE_SILHOUETTES, silhouette_for_base
+from lofkit.scene.silhouettes import BASE_SILHOUETTES
 from lofkit.scene.table import base_overhang
 
 BASE_DIAMETERS = tuple(BASE_SILHOUETTES)
@@ -286,16 +286,6 @@ def base_size(measured: np.ndarray) -> np.ndarray:
     sizes = np.array(BASE_DIAMETERS)
     nearest = sizes[np.abs(measured[:, None] - sizes[None, :]).argmin(axis=1)]
     return np.where(np.abs(measured - nearest) <= STANDARD_SNAP, nearest, np.round(measured))
-
-
-def trooper_size(diameter: float) -> dict:
-    """What a scene says of a trooper known only by its base of `diameter` mm: the silhouette assumed for that base
-    (`silhouette_for_base`); for a size no silhouette has, the nearest standard base's, with the base's own size."""
-    silhouette = silhouette_for_base(diameter)
-    if silhouette is not None:
-        return {"silhouette": silhouette}
-    nearest = min(BASE_SILHOUETTES, key=lambda size: abs(size - diameter))
-    return {"silhouette": BASE_SILHOUETTES[nearest], "base": float(diameter)}
 
 
 def judge(support: float, stretch: float, rim: float, ground: float, figure: float, far_rim: float = 1.0

@@ -15,7 +15,7 @@ import numpy as np
 import trimesh
 
 from lofkit.exchange.scan_bases import FoundBase
-from lofkit.scene.silhouettes import silhouette_for_figure
+from lofkit.scene.silhouettes import found_trooper_size
 from lofkit.scene.table import written_on_table
 
 CUT_MARGIN = 1.0
@@ -47,11 +47,7 @@ def propose(bases: list[FoundBase], width: float, depth: float, table: float) ->
     ordered = sorted(bases, key=lambda b: (round(b.centre[1] / 50.0), b.centre[0]))
     for k, base in enumerate(ordered):
         entry: dict = {"id": f"scan-{k + 1}", "side": "unknown", "proposed": True}
-        silhouette = silhouette_for_figure(base.diameter, base.figure_height)
-        if silhouette is not None:
-            entry["silhouette"] = silhouette
-        else:
-            entry.update(base=base.diameter, height=round(base.figure_height, 1))
+        entry.update(found_trooper_size(base.diameter, base.figure_height))
         entry.update(position=written_on_table(base.centre, base.diameter / 2, width, depth), z=0.0 if base.z <= table else "auto")
         if base.facing is not None:
             entry["facing"] = round(base.facing)

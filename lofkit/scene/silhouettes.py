@@ -51,6 +51,25 @@ def silhouette_for_figure(diameter: float, height: float) -> int | None:
     return min(same_base, key=lambda s: (abs(SILHOUETTES[s][1] - height), s))
 
 
+def found_trooper_size(diameter: float, figure_height: float | None = None) -> dict:
+    """What a scene says of a trooper found by its base (in a photo or a scan), `diameter` mm across, with its
+    figure's height (mm over the base's underside) when it was measured: a base some silhouette has gets that
+    silhouette (`silhouette_for_figure` given the height, else `silhouette_for_base`); any other base keeps its own
+    size, with the figure's height when known, else the height of the nearest standard base's silhouette.
+
+    >>> found_trooper_size(40), found_trooper_size(40, 54.0), found_trooper_size(33), found_trooper_size(32, 41.04)
+    ({'silhouette': 3}, {'silhouette': 6}, {'silhouette': 3, 'base': 33.0}, {'base': 32.0, 'height': 41.0})
+    """
+    silhouette = (silhouette_for_base(diameter) if figure_height is None
+                  else silhouette_for_figure(diameter, figure_height))
+    if silhouette is not None:
+        return {"silhouette": silhouette}
+    if figure_height is not None:
+        return {"base": float(diameter), "height": round(float(figure_height), 1)}
+    nearest = min(BASE_SILHOUETTES, key=lambda size: abs(size - diameter))
+    return {"silhouette": BASE_SILHOUETTES[nearest], "base": float(diameter)}
+
+
 def volume_size(
     silhouette: int | None,
     base: float | None,
