@@ -40,7 +40,7 @@ from lofkit.design.exposure import SightOptions
 from lofkit.design.layout import terrain_only
 from lofkit.design.scorecard import Heatmap, heatmap
 from lofkit.geometry.volumes import base_volumes
-from lofkit.sight.obstruction import hidden_by_halves, hiding_parts
+from lofkit.sight.hidden import hidden_half_by_half, parts_hiding_pairs
 from lofkit.sight.search import run_search
 from lofkit.testing import sight_brute_force
 
@@ -87,14 +87,14 @@ def brute_estimate(world, result, pairs_wanted: int, rng) -> tuple[float, int]:
 
 
 def pair_classes(world, result, count: int, rng) -> None:
-    """Where the exact search spends its time, on a seeded sample of the heatmap's pairs searched in this process
-    (best of 2) as the heatmap searches them (no witnesses kept): pairs that see, pairs one convex part proves
-    hidden (`hiding_parts`), pairs a part for each pair of halves proves hidden (`hidden_by_halves`), and the other
+    """Where the exact search spends its time, on a seeded sample of the heatmap's pairs searched in this process (best
+    of 2) as the heatmap searches them (no witnesses kept): pairs that see, pairs one convex part proves hidden
+    (`parts_hiding_pairs`), pairs a part for each pair of halves proves hidden (`hidden_half_by_half`), and the other
     hidden pairs, which only every eye of both volumes settles."""
     probe, pairs, seen, _ = sampled_pairs(world, result, count, rng)
-    single = hiding_parts(probe, pairs) >= 0
+    single = parts_hiding_pairs(probe, pairs) >= 0
     halves = np.zeros(len(pairs), dtype=bool)
-    halves[~single] = hidden_by_halves(probe, pairs[~single])  # only where one part proves nothing
+    halves[~single] = hidden_half_by_half(probe, pairs[~single])  # only where one part proves nothing
     parts = []
     for name, which in (("see", seen), ("hidden, one part proves it", ~seen & single),
                         ("hidden, proved half by half", ~seen & halves),

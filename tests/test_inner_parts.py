@@ -23,8 +23,8 @@ from lofkit.geometry.inner import compute_mesh_parts, mesh_key, mesh_parts, plac
 from lofkit.geometry.terrain import load_mesh_file
 from lofkit.ray import backend
 from lofkit.sight.kernels import all_cross
-from lofkit.sight.obstruction import Segments, blocked_first_parts
 from lofkit.sight.search import sight
+from lofkit.sight.segments import Segments, blocked_first_parts
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world
 from tests.strategies import SETTINGS

@@ -13,7 +13,7 @@ from lofkit import World, load_scene
 from lofkit.geometry.volumes import base_volumes
 from lofkit.rules.live import LiveMatrix, affected_pairs, affected_verdicts, sight_may_change
 from lofkit.rules.lof import matrix
-from lofkit.sight.obstruction import comes_near, in_corridor
+from lofkit.sight.corridor import comes_near, in_corridor
 from lofkit.sight.search import sight
 from tests.helpers import REPO, build_world, trooper
 from tests.strategies import SETTINGS, layouts, scene

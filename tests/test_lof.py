@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lofkit import World, load_scene
-from lofkit.ray.numpy import NumpyRays
+from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.rules.lof import check, matrix
 from lofkit.scene.model import SILHOUETTES
 from lofkit.sight import search

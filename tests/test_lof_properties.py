@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lofkit.rules.lof import check, matrix
-from lofkit.sight.obstruction import hidden_by_halves, hiding_parts
+from lofkit.sight.hidden import hidden_half_by_half as hidden_by_halves
+from lofkit.sight.hidden import parts_hiding_pairs as hiding_parts
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
 from tests.strategies import SETTINGS, Layout, layouts, moves, scene, screened_layouts

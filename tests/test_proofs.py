@@ -18,48 +18,44 @@ from scipy.spatial import ConvexHull, Delaunay, cKDTree
 
 from lofkit import World, load_scene
 from lofkit.ray.embree import EmbreeRays
-from lofkit.ray.numpy import NumpyRays
+from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.sight import kernels
-from lofkit.sight.glimpse import seen_pairs
-from lofkit.sight.kernel_args import Templates
-from lofkit.sight.kernels import templates_hull
-from lofkit.sight.lattice import (
-    COARSE_STRIDES,
-    END_TRIM,
-    Lattice,
+from lofkit.sight.eye_batch import EyeBatch as _Rows
+from lofkit.sight.eye_batch import eye_batch as _eye_rows
+from lofkit.sight.fine_pass import (
     block_points,
     central_blocks,
     central_order,
     clear_blocks,
     clear_blocks_again,
     clear_blocks_near,
-    dense_eyes,
-    dense_tiles,
     pick_blocks,
     spread_order,
+)
+from lofkit.sight.glimpse import seen_pairs
+from lofkit.sight.hidden import PRISM_SIDES, candidates_of, line_candidates, prisms
+from lofkit.sight.hidden import hidden_eye_tiles as _hidden_tiles
+from lofkit.sight.hidden import hidden_half_by_half as hidden_by_halves
+from lofkit.sight.hidden import parts_hiding_pairs as hiding_parts
+from lofkit.sight.kernel_args import Templates
+from lofkit.sight.kernels import templates_hull
+from lofkit.sight.lattice import (
+    COARSE_STRIDES,
+    Lattice,
+    dense_eyes,
+    dense_tiles,
     template_axis,
     template_points,
     to_world,
 )
 from lofkit.sight.lattice import headings as _towards
 from lofkit.sight.learning import LEARNED_PARTS, LINE_PARTS, LearnedParts
-from lofkit.sight.obstruction import (
-    PRISM_SIDES,
-    Segments,
-    blocked,
-    candidates_of,
-    hidden_by_halves,
-    hiding_parts,
-    line_candidates,
-    prisms,
-)
-from lofkit.sight.rows import EyeRows as _Rows
-from lofkit.sight.rows import eye_rows as _eye_rows
-from lofkit.sight.rows import hidden_eye_tiles as _hidden_tiles
 from lofkit.sight.screen import in_patches as _in_patches
-from lofkit.sight.screen import screen
+from lofkit.sight.screen import prove_hidden_before_casting as screen
 from lofkit.sight.search import run_search
+from lofkit.sight.segments import Segments, blocked
+from lofkit.sight.tolerances import END_TRIM
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
 from tests.strategies import SETTINGS, layouts, scene, screened_layouts
@@ -485,7 +481,7 @@ def test_seen_pairs_equals_the_brute_force_reference():
 
 @pytest.mark.parametrize("table", ["table-a", "table-c"])
 def test_analyses_find_the_same_sight_without_keeping_witnesses(table):
-    """`seen_pairs` searches without building witnesses, trying blocks far apart in turn (`lattice.spread_order`; on
+    """`seen_pairs` searches without building witnesses, trying blocks far apart in turn (`fine_pass.spread_order`; on
     table-c's real meshes that order matters most): the same pairs see, and no witness is kept."""
     world = World.from_scene(load_scene(REPO / "examples" / "tables" / f"{table}.yaml"))
     pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))

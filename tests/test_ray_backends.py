@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_info
 from lofkit import World, check, ray, scene_from_data
 from lofkit.design.executors import open_executor
 from lofkit.ray.embree import THREADED_BATCH, EmbreeRays
-from lofkit.ray.numpy import NumpyRays
+from lofkit.ray.moller_trumbore import NumpyRays
 from tests.helpers import REPO, scene_data, trooper
 
 

@@ -5,7 +5,7 @@ import pytest
 import trimesh
 
 from lofkit.ray.embree import EmbreeRays
-from lofkit.ray.numpy import NumpyRays
+from lofkit.ray.moller_trumbore import NumpyRays
 
 
 def _random_boxes(rng, count=12) -> list[trimesh.Trimesh]:

@@ -11,10 +11,10 @@ import yaml
 
 from lofkit import World, load_scene, validate_file
 from lofkit.geometry.flat import GRID
-from lofkit.ray.numpy import NumpyRays
+from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.rules.deployment import footprint
-from lofkit.sight.obstruction import Segments
 from lofkit.sight.search import sight
+from lofkit.sight.segments import Segments
 from lofkit.testing import sight_brute_force
 from tests.helpers import REPO, build_world, trooper
 

@@ -95,8 +95,9 @@ def _terrain_world(scene: Scene) -> World:
 
 @dataclass(frozen=True)
 class SightTable:
-    """Sight from viewers to targets (viewers x targets, bool), the segments cast (Embree) to settle it and the
-    segments found blocked one by one by compiled tests against convex parts instead (`sight.screen`)."""
+    """Sight from viewers to targets (viewers x targets, bool), the segments cast (Embree) to settle it and the segments
+    found blocked one by one by compiled tests against convex parts instead
+    (`sight.screen.prove_hidden_before_casting`)."""
 
     seen: np.ndarray
     segments: int

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from lofkit.sight.glimpse import views_clear
-from lofkit.sight.obstruction import hiding_parts
+from lofkit.sight.hidden import parts_hiding_pairs
 
 SURVEY_EYES = np.array([[1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.5], [0.0, 1.0, 1.0],
                         [0.0, -1.0, 1.0], [0.0, 1.0, 0.5], [0.0, -1.0, 0.5], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0]])
@@ -35,7 +35,7 @@ def survey(world, pairs, cast_first: bool = False) -> tuple[np.ndarray, np.ndarr
     of the other's template, both ways; seen when one is clear. Only terrain blocks (as in the glimpse). Also, for
     each pair, the index (into `world.pieces`) of a piece that alone proves it hidden, or -1.
 
-    Pairs go through the exact search's proof of "hidden" (`obstruction.hiding_parts`: one convex part of the
+    Pairs go through the exact search's proof of "hidden" (`hidden.parts_hiding_pairs`: one convex part of the
     terrain that every segment between prisms around the two volumes crosses); a pair so proven is hidden for
     every segment the survey would cast, so it is settled without casting any. On generated tables that is most
     hidden pairs, the ones that cost the most (every segment cast both ways): about 3 times faster in all. The
@@ -48,7 +48,7 @@ def survey(world, pairs, cast_first: bool = False) -> tuple[np.ndarray, np.ndarr
     for eye in range(len(SURVEY_EYES)):
         if eye == (1 if cast_first else 0) and len(world.blocking_pieces):
             rows = rows[~seen[rows]]
-            parts = hiding_parts(world, pairs[rows]) if len(rows) else np.zeros(0, dtype=np.int64)
+            parts = parts_hiding_pairs(world, pairs[rows]) if len(rows) else np.zeros(0, dtype=np.int64)
             proof[rows[parts >= 0]] = world.convex_parts.piece[parts[parts >= 0]]
             rows = rows[parts < 0]
         for forward in (True, False):

@@ -1,7 +1,8 @@
 """Ray casting behind one interface (`RayBackend`) with one chooser (`backend`), as trimesh.ray does.
 
 - `embree`: `EmbreeRays`, Embree via embreex (float32), the fast path every query uses by default;
-- `numpy`: `NumpyRays`, Möller-Trumbore in plain numpy (float64), slow but independent: the cross-check.
+- `numpy`: `NumpyRays` (`moller_trumbore`), Möller-Trumbore in plain numpy (float64), slow but independent: the
+  cross-check.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def backend(name: str = BACKENDS[0]) -> RayFactory:
 
         return EmbreeRays
     if name == "numpy":
-        from lofkit.ray.numpy import NumpyRays
+        from lofkit.ray.moller_trumbore import NumpyRays
 
         return NumpyRays
     raise ValueError(f"unknown ray back-end {name!r}; use one of {', '.join(BACKENDS)}")

@@ -24,8 +24,9 @@ from lofkit.errors import LofkitError
 from lofkit.geometry.world import World
 from lofkit.rules.measure import in_zoc, may_trace
 from lofkit.scene.table import base_on_table
+from lofkit.sight.corridor import blocking_troopers
 from lofkit.sight.evidence import Witness
-from lofkit.sight.obstruction import blocking_troopers, covering_blocker, prism_vertices
+from lofkit.sight.hidden import blocker_crossing_every_segment, prism_vertices
 from lofkit.sight.search import sight
 
 SPACING = 2.5
@@ -269,4 +270,4 @@ def _hidden_along(world, reactor: int, run: np.ndarray, corner: np.ndarray) -> b
     ends = np.unique(np.concatenate([run[[0, -1]], run[corner]]))
     swept = np.vstack([prism_vertices(v, c) for c in ends])
     near = np.unique(np.concatenate([blocking_troopers(world, reactor, c) for c in ends]))
-    return covering_blocker(world, prism_vertices(v, reactor), swept, near) is not None
+    return blocker_crossing_every_segment(world, prism_vertices(v, reactor), swept, near) is not None

@@ -2,7 +2,7 @@
 recomputed.
 
 A verdict between A and B depends on A, B, the terrain and, through sight alone, the troopers in their corridor
-(`obstruction.in_corridor`: those meeting the convex hull of the two volumes, which holds every segment between
+(`corridor.in_corridor`: those meeting the convex hull of the two volumes, which holds every segment between
 them). Sight reads only volume cylinders and whether they block (LoF 2-3: "every segment from E to Q is
 unobstructed"), and the arc only the shooter's facing (LoF 1). So when troopers change (the one moved, and any whose
 `facing_towards` follows it), sight is searched again only for the pairs that include a moved trooper
@@ -23,9 +23,9 @@ import numpy as np
 
 from lofkit.rules.lof import every_ordered_pair, verdicts_given_sight
 from lofkit.rules.results import LofVerdict, MatrixResult
+from lofkit.sight.corridor import comes_near, in_corridor
 from lofkit.sight.evidence import Sight
 from lofkit.sight.lattice import PITCH, SQUARE
-from lofkit.sight.obstruction import comes_near, in_corridor
 from lofkit.sight.search import sight
 
 SIGHT_FIELDS = ("centre", "z", "radius", "height", "blocks_lof")

@@ -19,8 +19,8 @@ from lofkit.rules.measure import base_contact, base_distance, in_arc, in_zoc, ma
 from lofkit.rules.results import LofVerdict, MatrixResult
 from lofkit.sight.casting import Progress
 from lofkit.sight.evidence import Sight, evidence_segments
-from lofkit.sight.obstruction import Segments, blocker_names, first_obstruction
 from lofkit.sight.search import sight
+from lofkit.sight.segments import Segments, blocker_names, first_obstruction
 
 
 def _target_problem(volumes, a: int, b: int) -> str | None:

@@ -2,22 +2,24 @@
 
 docs/rules.md (LoF 3): "Segments are obstructed by: every terrain piece that blocks ... and the volume of every other
 trooper, friendly, enemy or neutral. Never by: A and B themselves, markers, troopers that declared a movement".
-Terrain goes to the world's ray back-end in large batches (`obstruction.blocked`); each pair is tested against the
+Terrain goes to the world's ray back-end in large batches (`segments.blocked`); each pair is tested against the
 troopers standing in its corridor only. Every segment cast is reported to `progress`, and the convex parts that
 stop the stride-10 segments are remembered (`learning.LearnedParts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
+from lofkit.sight.corridor import corridor_troopers
+from lofkit.sight.eye_batch import EyeBatch, Views, placed_templates
 from lofkit.sight.kernels import lattice_segments
-from lofkit.sight.lattice import END_TRIM, template_points
+from lofkit.sight.lattice import template_points
 from lofkit.sight.learning import LearnedParts
-from lofkit.sight.obstruction import Segments, blocked, blocked_first_parts, blocking_troopers
-from lofkit.sight.rows import EyeRows, Views, placed_templates
+from lofkit.sight.segments import Segments, blocked, blocked_first_parts
+from lofkit.sight.tolerances import END_TRIM
 
 LEARN_EVERY = 8
 """One stride-10 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
@@ -26,19 +28,6 @@ with the cheaper occlusion query. An eighth of the segments ranks a pair's parts
 
 Progress = Callable[..., None]
 """`progress(cast, tested=0)`: segments a search cast (ray back-end), and segments it settled by compiled tests."""
-
-
-def corridor_troopers(world, pairs: Sequence) -> np.ndarray:
-    """For each pair (n, 2), the troopers whose volumes may block its segments (`obstruction.blocking_troopers`),
-    padded with -1: (n, k)."""
-    v = world.troopers
-    can_block = bool(v.blocks_lof.any())
-    near = [blocking_troopers(world, a, b) for a, b in pairs.tolist()] if can_block else []
-    width = max((len(n) for n in near), default=0)
-    cylinders = np.full((len(pairs), width), -1, dtype=np.int64)
-    for k, n in enumerate(near):
-        cylinders[k, : len(n)] = n
-    return cylinders
 
 
 def parts_within_reach(world, pairs: np.ndarray) -> np.ndarray:
@@ -64,23 +53,24 @@ class Caster:
         self.cylinders = corridor_troopers(world, pairs)
         self.can_learn = parts_within_reach(world, pairs)
 
-    def blocked(self, rows: EyeRows, owner: np.ndarray, segments: Segments, learn: bool = False) -> np.ndarray:
+    def blocked(self, rows: EyeBatch, owner: np.ndarray, segments: Segments, learn: bool = False) -> np.ndarray:
         """Whether each segment, from the eye of row `owner[s]`, is obstructed (terrain, smoke, other troopers).
         With `learn`, the convex parts that block them are remembered as candidates for the pair's next eyes."""
-        in_smoke = rows.in_smoke[owner] if rows.in_smoke.any() else np.zeros(len(owner), dtype=bool)
+        in_zero_visibility = (rows.in_zero_visibility[owner] if rows.in_zero_visibility.any()
+                              else np.zeros(len(owner), dtype=bool))
         cylinders = self.cylinders[rows.pair[owner]]
         learning = np.zeros(len(owner), dtype=bool)
         if learn:
             learning[::LEARN_EVERY] = self.can_learn[rows.pair[owner[::LEARN_EVERY]]]
         if not learning.any():  # the segments go as they are, not copied
-            hit = blocked(self.world, segments, cylinders, in_smoke)
+            hit = blocked(self.world, segments, cylinders, in_zero_visibility)
         else:
             hit = np.empty(len(owner), dtype=bool)
             hit[learning], part = blocked_first_parts(self.world, segments.take(learning), cylinders[learning],
-                                                      in_smoke[learning])
+                                                      in_zero_visibility[learning])
             self.learned.learn(rows, owner[learning], part)
             rest = ~learning
-            hit[rest] = blocked(self.world, segments.take(rest), cylinders[rest], in_smoke[rest])
+            hit[rest] = blocked(self.world, segments.take(rest), cylinders[rest], in_zero_visibility[rest])
         self.progress(len(hit))
         return hit
 
@@ -98,11 +88,11 @@ class Caster:
         result[todo] = self.blocked(rows.take(which), owner, Segments.between(eyes[owner], points[todo]))
         return result
 
-    def cast(self, views: Views, known: np.ndarray, tested: np.ndarray, which: np.ndarray, cols: np.ndarray,
+    def cast(self, views: Views, known_blocked: np.ndarray, settled: np.ndarray, which: np.ndarray, cols: np.ndarray,
              lines: np.ndarray, wanted: np.ndarray | None = None) -> None:
-        """Cast the segments of rows `which` to lattice points cols x lines not yet `tested` (and `wanted`, (n, c, r),
-        when given); mark the blocked ones in `known`, and those cast in `tested` (both (n, c, r) over every lattice
-        point, C-contiguous). `cols`/`lines`: shared (c,)/(r,) or per row (n, c)/(n, r)."""
+        """Cast the segments of rows `which` to lattice points cols x lines not yet `settled` (and `wanted`, (n, c, r),
+        when given); mark the blocked ones in `known_blocked`, and those cast in `settled` (both (n, c, r) over every
+        lattice point, C-contiguous). `cols`/`lines`: shared (c,)/(r,) or per row (n, c)/(n, r)."""
         n, rows = len(which), views.rows
         cols = np.ascontiguousarray(np.broadcast_to(cols, (n, np.shape(cols)[-1])))
         lines = np.ascontiguousarray(np.broadcast_to(lines, (n, np.shape(lines)[-1])))
@@ -110,8 +100,8 @@ class Caster:
         size = int(np.count_nonzero(wanted))
         out = np.empty((size, 3)), np.empty((size, 3)), np.empty(size)
         templates = placed_templates(self.world, views.lattice, rows.target[which], views.axis[which])
-        count, flat = lattice_segments(rows.eye[which], templates, which, cols, lines, wanted, tested, END_TRIM, out)
+        count, flat = lattice_segments(rows.eye[which], templates, which, cols, lines, wanted, settled, END_TRIM, out)
         if count:
-            owner = flat // (known.shape[1] * known.shape[2])
+            owner = flat // (known_blocked.shape[1] * known_blocked.shape[2])
             hit = self.blocked(rows, owner, Segments(*(a[:count] for a in out)))
-            known.reshape(-1)[flat[hit]] = True
+            known_blocked.reshape(-1)[flat[hit]] = True

@@ -12,17 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.sight.lattice import (
-    Lattice,
-    headings,
-    key_eyes,
-    square_corners,
-    template_axis,
-    template_points,
-    to_world,
-)
-from lofkit.sight.obstruction import Segments, blocker_counts, blocking_troopers
-from lofkit.sight.rows import Views
+from lofkit.sight.corridor import blocking_troopers
+from lofkit.sight.eye_batch import Views
+from lofkit.sight.lattice import Lattice, headings, key_eyes, square_corners, template_axis, template_points, to_world
+from lofkit.sight.segments import Segments, blocker_counts
 
 EVIDENCE_BLOCKERS = 3
 """Blockers a NO names at most."""

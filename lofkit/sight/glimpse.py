@@ -12,9 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from lofkit.sight.casting import Progress
-from lofkit.sight.lattice import END_TRIM, headings, key_eyes, template_axis, to_world
-from lofkit.sight.obstruction import Segments, blocked, inside_zero_visibility
+from lofkit.sight.lattice import headings, key_eyes, template_axis, to_world
 from lofkit.sight.search import run_search
+from lofkit.sight.segments import Segments, blocked, inside_zero_visibility
+from lofkit.sight.tolerances import END_TRIM
 
 GLIMPSE_EYES = (0, 1, 6, 2, 3)
 """Key eyes a glimpse looks from: the top's front, centre, left and right, and the front at half height."""
@@ -69,8 +70,9 @@ def views_clear(world, pairs: np.ndarray, eye_of, points: np.ndarray, forward: b
         eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
     ends = _template_points(v, eyes, target, towards, points)
     starts = np.repeat(eyes, len(points), axis=0)
-    in_smoke = np.repeat(inside_zero_visibility(world, eyes), len(points))
-    hit = blocked(world, Segments.between(starts, ends.reshape(-1, 3)), np.zeros((len(starts), 0), int), in_smoke)
+    in_zero_visibility = np.repeat(inside_zero_visibility(world, eyes), len(points))
+    hit = blocked(world, Segments.between(starts, ends.reshape(-1, 3)), np.zeros((len(starts), 0), int),
+                  in_zero_visibility)
     return ~hit.reshape(len(pairs), -1).all(axis=1)
 
 

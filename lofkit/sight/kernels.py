@@ -1,11 +1,10 @@
 """The inner loops of the sight search, compiled: do segments cross a convex part?
 
-Proofs of "hidden" (`obstruction.hiding_parts`, `screen.screen`) test millions of (row, candidate part) pairs, most of
-them failing on their first segment; a compiled loop stops there, where whole-array numpy would finish every
-segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an eye's
-template and its patches, and which of its coarse lattice segments its candidate parts already block). The lattice's
-own bookkeeping (which blocks are clear) is compiled in `block_kernels`.
-"""
+Proofs of "hidden" (`hidden.parts_hiding_pairs`, `screen.prove_hidden_before_casting`) test millions of (row, candidate
+part) pairs, most of them failing on their first segment; a compiled loop stops there, where whole-array numpy would
+finish every segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an
+eye's template and its patches, and which of its coarse lattice segments its candidate parts already block). The
+lattice's own bookkeeping (which blocks are clear) is compiled in `fine_pass_kernels`."""
 
 from __future__ import annotations
 
@@ -14,10 +13,10 @@ import math
 import numba
 import numpy as np
 
-from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened, Shooters, Spans, Templates, Tiles
+from lofkit.sight.kernel_args import Templates
 
 # Tolerances of the compiled loops live here: numba compiles a global in as a constant, and its cache checks only
-# this file for changes.
+# this file for changes. `tolerances` lists them with the others, and the numpy modules take them from there.
 PARALLEL = 1e-12
 """|rate| at or below which a segment runs parallel to a plane."""
 INSIDE = 1e-9
@@ -31,13 +30,15 @@ SHADOW_SLACK = 1e-6
 BOX_PAD = 1e-5
 """mm by which `_shadows` grows a part's box before projecting it: a part's planes are rounded to 9 decimals, so a
 part may reach up to ~1e-6 mm past the box of the corners it was made from."""
+SHADOW_ANYWHERE, SHADOW_INSIDE, SHADOW_NOWHERE = 0.0, 1.0, 2.0
+"""Kinds of a part's shadow (`_shadows`): it may hide any point of the template, only those inside a rectangle, none."""
 TILE_PIECES = (4, 2)
-"""Pieces (across, up) a tile's templates are split into when no single part hides them all (`_hidden_tiles`), each
+"""Pieces (across, up) a tile's templates are split into when no single part hides them all (`hidden_tiles`), each
 then hidden by a part of its own, as where the seam between two inner boxes of a wall crosses the view."""
 
 
 @numba.njit(cache=True, nogil=True)
-def _room(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int, margin: float) -> bool:
+def _keeps_outside(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int, margin: float) -> bool:
     """Whether one plane of the part keeps every point farther than `margin` outside it."""
     for f in range(planes):
         clear = True
@@ -74,7 +75,7 @@ def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: n
 @numba.njit(cache=True, nogil=True)
 def _covers(starts, ends, normals, offsets, planes) -> bool:
     """Whether every segment from a point of `starts` (a, 3) to a point of `ends` (b, 3) crosses the part (then
-    every segment between their convex hulls does: the lemma of `obstruction.covering_parts`)."""
+    every segment between their convex hulls does: the lemma of `hidden.parts_crossing_every_segment`)."""
     for i in range(starts.shape[0]):
         for j in range(ends.shape[0]):
             if not _crosses(starts[i], ends[j], normals, offsets, planes):
@@ -128,8 +129,8 @@ def _covering_candidate(tile, hull, candidates, normals, offsets, faces, trim) -
     for k in range(candidates.shape[0]):
         p = candidates[k]
         if (p >= 0 and _covers(tile, hull, normals[p], offsets[p], faces[p])  # most fail on a first segment
-                and _room(hull, normals[p], offsets[p], faces[p], trim)
-                and _room(tile, normals[p], offsets[p], faces[p], trim)):
+                and _keeps_outside(hull, normals[p], offsets[p], faces[p], trim)
+                and _keeps_outside(tile, normals[p], offsets[p], faces[p], trim)):
             return k
     return -1
 
@@ -163,15 +164,15 @@ def _pieces_covered(tile, hull, centre, low, high, candidates, normals, offsets,
 
 
 @numba.njit(cache=True, nogil=True)
-def _hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
+def hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
                  offsets, faces, trim, out) -> None:
-    """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's
-    frame as `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are
-    hidden from every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`,
-    `highs`, `half_widths`) by one of r's `candidates` (n, k), or each piece of those templates by one of them
-    (`_pieces_covered`): the lemma of `obstruction.covering_parts`, with one plane of the part keeping the eyes, and
-    one the hull (or piece), farther than `trim` outside it (the segments' end trim). The part that hid r's last
-    tile is tried first (on table-c's heatmap it hides over half of the tiles), and the piece that r's last tile
+    """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's frame as
+    `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are hidden from
+    every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`, `highs`,
+    `half_widths`) by one of r's `candidates` (n, k), or each piece of those templates by one of them
+    (`_pieces_covered`): the lemma of `hidden.parts_crossing_every_segment`, with one plane of the part keeping the
+    eyes, and one the hull (or piece), farther than `trim` outside it (the segments' end trim). The part that hid r's
+    last tile is tried first (on table-c's heatmap it hides over half of the tiles), and the piece that r's last tile
     could not hide (so that most tiles that fail, fail at once)."""
     eyes = np.empty((local.shape[1], 3))
     hull, piece = np.empty((12, 3)), np.empty((12, 3))
@@ -209,22 +210,22 @@ def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) ->
 
 
 @numba.njit(cache=True, nogil=True)
-def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, lines, wanted, tested, trim, origins,
+def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, lines, wanted, settled, trim, origins,
                       directions, lengths, flat) -> int:
     """For each k, the segments from eye k (`eyes` (n, 3)) to the lattice points cols[k] x lines[k] ((n, c) and
     (n, r)) of its template (placed by centres[k], z[k], axis[k]) that `wanted[k]` (n, c, r) marks and row which[k]
-    has not `tested` (rows, C, L), which they are marked: written trimmed by `trim`, as `obstruction.Segments`
-    makes them, with each one's point as a flat index into `tested`. Returns how many."""
-    size = tested.shape[1] * tested.shape[2]
+    has not `settled` (rows, C, L), which they are marked: written trimmed by `trim`, as `segments.Segments`
+    makes them, with each one's point as a flat index into `settled`. Returns how many."""
+    size = settled.shape[1] * settled.shape[2]
     point = np.empty(3)
     written = 0
     for k in range(which.shape[0]):
         for i in range(cols.shape[1]):
             for j in range(lines.shape[1]):
                 col, line = cols[k, i], lines[k, j]
-                if not wanted[k, i, j] or tested[which[k], col, line]:
+                if not wanted[k, i, j] or settled[which[k], col, line]:
                     continue
-                tested[which[k], col, line] = True
+                settled[which[k], col, line] = True
                 _lattice_point(centres[k], z[k], axis[k], half_width, pitch, col, line, trim, point)
                 for d in range(3):
                     point[d] -= eyes[k, d]
@@ -233,16 +234,16 @@ def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, li
                     directions[written, d] = point[d] / max(length, NONZERO)
                     origins[written, d] = eyes[k, d] + directions[written, d] * trim
                 lengths[written] = max(length - 2 * trim, 0.0)
-                flat[written] = which[k] * size + col * tested.shape[2] + line
+                flat[written] = which[k] * size + col * settled.shape[2] + line
                 written += 1
     return written
 
 
 @numba.njit(cache=True, nogil=True)
-def _quad_blind(eye, roomy, shadow, centre, z, axis, half_width, pitch, cols, lines, candidates, normals, offsets,
-                faces, trim, quad) -> bool:
+def _quad_hidden(eye, eye_out, shadow, centre, z, axis, half_width, pitch, cols, lines, candidates, normals,
+                 offsets, faces, trim, quad) -> bool:
     """Whether one candidate part is crossed by every segment from the eye to the lattice quad spanning columns
-    cols[0]..cols[1] and lines lines[0]..lines[1], with `trim` as the margin (`roomy[k]`: candidate k keeps the
+    cols[0]..cols[1] and lines lines[0]..lines[1], with `trim` as the margin (`eye_out[k]`: candidate k keeps the
     eye farther than that outside one of its planes; `shadow[k]`: where it may hide anything, see `_shadows`)."""
     for k in range(4):
         _lattice_point(centre, z, axis, half_width, pitch, cols[1 if k == 1 or k == 2 else 0], lines[k // 2], trim,
@@ -251,8 +252,8 @@ def _quad_blind(eye, roomy, shadow, centre, z, axis, half_width, pitch, cols, li
     low_h, high_h = max(lines[0] * pitch[1], trim), max(lines[1] * pitch[1], trim)
     for k in range(candidates.shape[0]):
         p = candidates[k]
-        if (p < 0 or not roomy[k] or _outside(shadow, k, low_u, high_u, low_h, high_h)
-                or not _room(quad, normals[p], offsets[p], faces[p], trim)):
+        if (p < 0 or not eye_out[k] or _outside(shadow, k, low_u, high_u, low_h, high_h)
+                or not _keeps_outside(quad, normals[p], offsets[p], faces[p], trim)):
             continue
         if _covers(eye, quad, normals[p], offsets[p], faces[p]):
             return True
@@ -281,28 +282,28 @@ def _passes_through(eye_side, point, length, trim, normals, offsets, planes) -> 
 
 
 @numba.njit(cache=True, nogil=True)
-def _eye_sides(eye, candidates, normals, offsets, faces, trim, roomy, eye_side) -> None:
+def _eye_sides(eye, candidates, normals, offsets, faces, trim, eye_out, eye_side) -> None:
     """For each candidate part k of one eye (1, 3): the eye's signed distance from each plane (`eye_side[k]`), and
-    whether one of its planes keeps the eye farther than `trim` outside it (`roomy[k]`, as `_room` decides)."""
+    whether a plane of it keeps the eye farther than `trim` outside (`eye_out[k]`, as `_keeps_outside` decides)."""
     for k in range(candidates.shape[0]):
         p = candidates[k]
-        roomy[k] = False
+        eye_out[k] = False
         if p >= 0:
             for f in range(faces[p]):
                 eye_side[k, f] = (normals[p, f, 0] * eye[0, 0] + normals[p, f, 1] * eye[0, 1]
                                   + normals[p, f, 2] * eye[0, 2] - offsets[p, f])
-                roomy[k] |= eye_side[k, f] > trim
+                eye_out[k] |= eye_side[k, f] > trim
 
 
 @numba.njit(cache=True, nogil=True)
 def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
     """Where on the template (placed by `centre`, `z`, `axis`) each candidate part of one eye (1, 3) may hide a
     point, from the corners of the part's box `bounds` (p, 6): shadow[k] = (kind, least across, most across, least
-    height, most height), across and height as `_lattice_point` measures them. Kind 1: only inside that rectangle,
-    as the box lies between the eye's vertical plane and the template's, so a segment from the eye that crosses the
-    part ends inside the box's central projection onto the template; 2: nowhere, as the box lies behind the eye or
-    beyond the template; 0: anywhere, as far as this tells (the box reaches either plane). A cheap test that spares
-    most exact ones: on table-c's heatmap 82% of the screen's segment tests, a fifth of its time."""
+    height, most height), across and height as `_lattice_point` measures them. `SHADOW_INSIDE`: only inside that
+    rectangle, as the box lies between the eye's vertical plane and the template's, so a segment from the eye that
+    crosses the part ends inside the box's central projection onto the template; `SHADOW_NOWHERE`: the box lies
+    behind the eye or beyond the template; `SHADOW_ANYWHERE`: as far as this tells (the box reaches either plane).
+    A cheap test that spares most exact ones: on table-c's heatmap 82% of the screen's tests, a fifth of its time."""
     normal_x, normal_y = -axis[1], axis[0]  # horizontal, across the template
     depth = (centre[0] - eye[0, 0]) * normal_x + (centre[1] - eye[0, 1]) * normal_y
     if depth < 0:
@@ -311,7 +312,7 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
     eye_up = eye[0, 2] - z  # the eye's height on the template
     for k in range(candidates.shape[0]):
         p = candidates[k]
-        shadow[k, 0] = 0.0
+        shadow[k, 0] = SHADOW_ANYWHERE
         if p < 0 or depth <= SHADOW_SLACK:
             continue
         near, far = math.inf, -math.inf
@@ -328,9 +329,9 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
                 least_u, most_u = min(least_u, u), max(most_u, u)
                 least_h, most_h = min(least_h, eye_up + low * scale), max(most_h, eye_up + high * scale)
         if far < -SHADOW_SLACK or near > depth + SHADOW_SLACK:
-            shadow[k, 0] = 2.0
+            shadow[k, 0] = SHADOW_NOWHERE
         elif near > SHADOW_SLACK and far < depth - SHADOW_SLACK:
-            shadow[k, 0] = 1.0
+            shadow[k, 0] = SHADOW_INSIDE
             shadow[k, 1], shadow[k, 2] = least_u - SHADOW_SLACK, most_u + SHADOW_SLACK
             shadow[k, 3], shadow[k, 4] = least_h - SHADOW_SLACK, most_h + SHADOW_SLACK
 
@@ -339,34 +340,34 @@ def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
 def _outside(shadow, k, low_u, high_u, low_h, high_h) -> bool:
     """Whether candidate k's `shadow` (see `_shadows`) rules out that it hides all of the template's rectangle
     `low_u`..`high_u` across, `low_h`..`high_h` high (a point, when they are equal)."""
-    if shadow[k, 0] == 0.0:
+    if shadow[k, 0] == SHADOW_ANYWHERE:
         return False
-    if shadow[k, 0] == 2.0:
+    if shadow[k, 0] == SHADOW_NOWHERE:
         return True
     return low_u <= shadow[k, 1] or high_u >= shadow[k, 2] or low_h <= shadow[k, 3] or high_h >= shadow[k, 4]
 
 
 @numba.njit(cache=True, nogil=True)
-def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
+def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, cols, lines, candidates, normals,
                 offsets, faces, bounds, trim, hidden, proved, blocked, origins, directions, lengths) -> int:
     """The first stage of the sight search for n eyes, each looking at its target's template (placed by
     `centres` (n, 2), `z` (n,), `axis` (n, 2); `half_width`, `pitch` (2,) and `cells` (2,) its lattice):
-    - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every
-      segment from the eye to the whole template (the lemma of `obstruction.covering_parts`, with margin `trim`);
+    - hidden[r]: one of the eye's `candidates` (n, k) (convex part indices, -1 for none) is crossed by every segment
+      from the eye to the whole template (the lemma of `hidden.parts_crossing_every_segment`, with margin `trim`);
     - proved[r, q]: the same for patch q, the lattice quads between `across` and `up` edges, numbered row by row
       of `across` (as `screen._patches` numbers them);
     - blocked[r, i, j]: the segment from the eye to lattice point (cols[i], lines[j]), trimmed by `trim` at both
-      ends as `obstruction.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
+      ends as `segments.Segments` does, is obstructed for sure: it lies in a proved patch, or it passes through a
       candidate part, entering or leaving it (so that a ray caster would see the part's surface).
     The other segments of eyes not hidden, in row-major order, are written to `origins`, `directions` and
-    `lengths` (trimmed, as `obstruction.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3). A part
+    `lengths` (trimmed, as `segments.Segments`) for a ray caster; returns how many. `eyes` is (n, 1, 3). A part
     is tried on a quad or a segment only where its shadow may fall (`_shadows`, from the parts' boxes `bounds`), and
     the part that blocked the eye's last segment first."""
     quad = np.empty((4, 3))
     point = np.empty(3)
     span = np.empty(2, dtype=np.int64)
     height = np.empty(2, dtype=np.int64)
-    roomy = np.empty(candidates.shape[1], dtype=np.bool_)
+    eye_out = np.empty(candidates.shape[1], dtype=np.bool_)
     eye_side = np.empty((candidates.shape[1], normals.shape[1]))
     shadow = np.empty((candidates.shape[1], 5))
     patches_up = up.shape[0] - 1
@@ -380,10 +381,10 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
     written = 0
     for r in range(eyes.shape[0]):
         eye = eyes[r]
-        _eye_sides(eye, candidates[r], normals, offsets, faces, trim, roomy, eye_side)
+        _eye_sides(eye, candidates[r], normals, offsets, faces, trim, eye_out, eye_side)
         _shadows(eye, candidates[r], bounds, centres[r], z[r], axis[r], shadow)
         span[0], span[1], height[0], height[1] = 0, cells[0], 0, cells[1]
-        hidden[r] = _quad_blind(eye, roomy, shadow, centres[r], z[r], axis[r], half_width, pitch, span, height,
+        hidden[r] = _quad_hidden(eye, eye_out, shadow, centres[r], z[r], axis[r], half_width, pitch, span, height,
                                 candidates[r], normals, offsets, faces, trim, quad)
         if hidden[r]:
             continue
@@ -393,7 +394,7 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
             for j in range(patches_up):
                 span[0], span[1], height[0], height[1] = across[i], across[i + 1], up[j], up[j + 1]
                 q = i * patches_up + j
-                proved[r, q] = _quad_blind(eye, roomy, shadow, centres[r], z[r], axis[r], half_width, pitch, span,
+                proved[r, q] = _quad_hidden(eye, eye_out, shadow, centres[r], z[r], axis[r], half_width, pitch, span,
                                            height, candidates[r], normals, offsets, faces, trim, quad)
                 if proved[r, q]:
                     bits |= 1 << q
@@ -424,27 +425,16 @@ def _screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, c
     return written
 
 
-def hidden_tiles(tiles: Tiles, shooters: Shooters, targets: Spans, parts: Planes, trim: float, out: np.ndarray) -> None:
-    """out[r, t] = whether shooter r's candidate parts hide tile t's eyes from target r (see `_hidden_tiles`)."""
-    _hidden_tiles(tiles.local, tiles.counts, shooters.centres, shooters.z, shooters.towards, *targets,
-                  shooters.candidates, *parts, trim, out)
-
-
 def lattice_segments(eyes: np.ndarray, templates: Templates, which: np.ndarray, cols: np.ndarray, lines: np.ndarray,
-                     wanted: np.ndarray, tested: np.ndarray, trim: float,
+                     wanted: np.ndarray, settled: np.ndarray, trim: float,
                      out: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, np.ndarray]:
     """The segments from eyes (n, 3) to the lattice points cols x lines ((n, c), (n, r)) of their templates that
-    `wanted` (n, c, r) marks and rows `which` have not `tested` yet, which they now are (see `_lattice_segments`):
+    `wanted` (n, c, r) marks and rows `which` have not `settled` yet, which they now are (see `_lattice_segments`):
     written to `out` (origins, directions, lengths). Returns how many, and each one's point as a flat index into
-    `tested`."""
+    `settled`."""
     flat = np.empty(len(out[2]), dtype=np.int64)
-    count = _lattice_segments(eyes, templates.centres, templates.z, templates.axis, templates.half_width,
-                              templates.pitch, which, cols, lines, wanted, tested, trim, *out, flat)
+    count = _lattice_segments(eyes=eyes, centres=templates.centres, z=templates.z, axis=templates.axis,
+                              half_width=templates.half_width, pitch=templates.pitch, which=which, cols=cols,
+                              lines=lines, wanted=wanted, settled=settled, trim=trim, origins=out[0],
+                              directions=out[1], lengths=out[2], flat=flat)
     return count, flat[:count]
-
-
-def screen_eyes(eyes: Eyes, templates: Templates, sample: Sample, parts: Planes, bounds: np.ndarray, trim: float,
-                out: Screened) -> int:
-    """The first stage of the sight search for n eyes (see `_screen_eyes`); returns how many segments it left to
-    cast in `out`."""
-    return _screen_eyes(eyes.points, *templates, *sample, eyes.candidates, *parts, bounds, trim, *out)

@@ -23,8 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lofkit.sight import block_kernels
-from lofkit.sight.kernels import NONZERO
+from lofkit.sight.tolerances import END_TRIM, NONZERO, ROUNDING, SAME_SPOT
 
 SQUARE = 3.0
 """Side of the square that must be seen, mm."""
@@ -34,14 +33,6 @@ EYE_SPACING = 2.5
 """Spacing of the dense eye points over the volume, mm."""
 TILE = 3
 """Neighbouring dense eyes per side of a tile (see `dense_tiles`)."""
-END_TRIM = 0.01
-"""Segments stop this far (mm) short of their eye and their template point, and the lowest eyes and lattice points
-stand this far above the base's underside, so the surface a base rests on never counts as an obstruction while a
-piece standing on that same surface does."""
-ROUNDING = 1e-9
-"""Slack for float rounding when counting cells and blocks, and fitting a square: an exact fit is a fit."""
-SAME_SPOT = 1e-9
-"""Horizontal distance (mm) below which two points stand on one vertical line (no direction from one to the other)."""
 WINDOW_FOUND = 3.5
 """mm: the precision contract's window, which a template of any standard silhouette finds wherever it lies (a block
 and one more cell: 3.47-3.50 mm; tests/test_lof.py)."""
@@ -146,107 +137,6 @@ def square_corners(
     return mid, corners
 
 
-def clear_blocks(known_blocked: np.ndarray, block: tuple[int, int]) -> np.ndarray:
-    """For each row of `known_blocked` (n, c, r), which blocks of `block` cells (by lower-left lattice point) hold
-    no point known to be blocked: the candidates for a seen square."""
-    n, cols, lines = known_blocked.shape
-    clear = np.empty((n, cols - block[0], lines - block[1]), dtype=bool)
-    stride = min(COARSE_STRIDES[0], block[0] + 1, block[1] + 1)  # a block's points per side at most
-    block_kernels.clear_blocks(known_blocked, block[0], block[1], strided_indices(cols - 1, block[0], stride),
-                               strided_indices(lines - 1, block[1], stride), clear)
-    return clear
-
-
-def clear_blocks_again(known_blocked: np.ndarray, candidates: np.ndarray, rows: np.ndarray,
-                       block: tuple[int, int]) -> None:
-    """`candidates[rows] = clear_blocks(known_blocked[rows], block)` when `candidates` was that before more points
-    became known, in place."""
-    block_kernels.clear_blocks_again(known_blocked, block[0], block[1], rows, candidates)
-
-
-def clear_blocks_near(known_blocked: np.ndarray, candidates: np.ndarray, rows: np.ndarray, c0: np.ndarray,
-                      r0: np.ndarray, block: tuple[int, int]) -> None:
-    """`candidates[rows] = clear_blocks(known_blocked[rows], block)` when only the points of each row's block
-    (c0, r0) changed since `candidates` was that: the blocks sharing a point with it are recomputed, in place."""
-    block_kernels.clear_blocks_near(known_blocked, block[0], block[1], rows, c0, r0, candidates)
-
-
-def block_points(candidates: np.ndarray, block: tuple[int, int], rows: np.ndarray, cols: np.ndarray,
-                 lines: np.ndarray) -> np.ndarray:
-    """Which lattice points cols x lines of rows `rows` lie in at least one candidate block of `candidates`
-    (n, c, r; by lower-left lattice point, as `clear_blocks` gives them): (len(rows), len(cols), len(lines)). Only
-    such points' segments can still change which blocks are candidates."""
-    inside = np.empty((len(rows), len(cols), len(lines)), dtype=bool)
-    block_kernels.block_points(candidates, block[0], block[1], rows, cols, lines, inside)
-    return inside
-
-
-def block_cross(block: tuple[int, int]) -> np.ndarray:
-    """The lattice points of a block's middle column and middle line ((block[0] + 1, block[1] + 1)), cast before the
-    rest: an obstacle that blocks a point of a block mostly crosses them too (on table-c's heatmap, they held a
-    blocked point in 92% of the blocks the fine pass found blocked), so the rest of those is not cast."""
-    cross = np.zeros((block[0] + 1, block[1] + 1), dtype=bool)
-    cross[block[0] // 2, :] = cross[:, block[1] // 2] = True
-    return cross
-
-
-def central_blocks(candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the candidate block nearest the middle of the template (the witness players expect to see): its
-    lower-left lattice column and line."""
-    order = central_order(*candidates.shape[1:])
-    best = order[np.argmax(candidates.reshape(len(candidates), len(order))[:, order], axis=1)]
-    return np.unravel_index(best, candidates.shape[1:])
-
-
-@lru_cache(maxsize=64)
-def central_order(cols: int, lines: int) -> np.ndarray:
-    """Flat indices of the blocks of a template with cols x lines of them, nearest its middle first (ties in flat
-    order)."""
-    offset = np.add.outer((np.arange(cols) - (cols - 1) / 2) ** 2, (np.arange(lines) - (lines - 1) / 2) ** 2)
-    return np.argsort(offset.ravel(), kind="stable")
-
-
-@lru_cache(maxsize=64)
-def spread_order(cols: int, lines: int) -> np.ndarray:
-    """Flat indices of the blocks of a template with cols x lines of them: the middle one first (as `central_order`),
-    then in Morton order of their bit-reversed column and line, so that blocks in turn lie far apart and one
-    obstacle (a bar, a window's edge) does not block one after another. On table-c's heatmap, when only whether a
-    pair sees matters, the fine pass cast 5% fewer segments so than centre-most first, for 1-7% less time (side by
-    side, within the noise)."""
-    bits = max(cols, lines, 2).bit_length()
-    across, up = np.meshgrid(np.arange(cols), np.arange(lines), indexing="ij")
-    key = np.zeros(across.shape, dtype=np.int64)
-    for bit in range(bits):  # reversed and interleaved: bit b of the column goes to bit 2 (bits - 1 - b), the line's next
-        place = 2 * (bits - 1 - bit)
-        key |= ((across >> bit) & 1) << place | ((up >> bit) & 1) << (place + 1)
-    middle = central_order(cols, lines)[0]
-    order = np.argsort(key.ravel(), kind="stable")
-    return np.concatenate([[middle], order[order != middle]])
-
-
-def search_start(candidates: np.ndarray) -> np.ndarray:
-    """Where each row's `pick_blocks` search starts (n,): at the first block of its order, or past its last block
-    when it has no candidate (else the search would run through every block of it once to find none)."""
-    return np.where(candidates.any(axis=(1, 2)), 0, candidates.shape[1] * candidates.shape[2])
-
-
-def pick_blocks(candidates: np.ndarray, cursor: np.ndarray, pair: np.ndarray, done: np.ndarray, most: int,
-                order: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Rows with a candidate block (`candidates` (n, c, r)) whose pair is not `done`, at most `most` per pair (the
-    first ones), and each one's first candidate in `order` (flat block indices: `central_order` picks the
-    `central_blocks`): (rows, their columns, their lines). `cursor` (n,), from `search_start` at first, keeps where
-    each row's search got to: blocks may only stop being candidates between calls. A batch's last open rows, no
-    more than `most` in all, take their next candidates too, up to `most` blocks a pair (a row may come more than
-    once): each round costs about as much in Python whatever it casts, and without them the tail of a batch took
-    half its rounds for a few blocks each (table-c's heatmap, viewers every 4": 11,907 rounds -> 6,246 for 2% more
-    segments)."""
-    n = max(len(candidates), most * most)  # a block a row; or, in a batch's tail, up to `most` for each of `most` pairs
-    picked, cols, lines = (np.empty(n, dtype=np.int64) for _ in range(3))
-    found = block_kernels.pick_blocks(candidates, cursor, order, pair, done, most, np.zeros(len(done), dtype=np.int64),
-                                      picked, cols, lines)
-    return picked[:found], cols[:found], lines[:found]
-
-
 @lru_cache(maxsize=64)
 def key_eyes(radius: float, height: float) -> np.ndarray:
     """Key eye points in the shooter's frame (along the line to the target, to its left, above the base): (8, 3)."""
@@ -280,7 +170,7 @@ def dense_tiles(radius: float, height: float, spacing: float = EYE_SPACING) -> t
     arc and level) or on the top (by steps across and along) share one. Returns the tile of each eye (k,), the
     corners of each tile (t, e, 3; a tile with fewer than e repeats its first) and how many each has (t,). A proof
     for every segment from a tile's corners is one for its whole convex hull (the lemma of
-    `obstruction.covering_parts`), so the eyes between two others of a tile are left out of its corners: on the
+    `hidden.parts_crossing_every_segment`), so the eyes between two others of a tile are left out of its corners: on the
     side, those between the lowest and the highest of their arc; on top, those between two neighbours across or
     along (5.3 eyes a tile instead of 7.6 for an S2; side by side, the heatmaps took 10% less time on table-b and
     3.5% less on table-c, whose time goes less into tiles)."""

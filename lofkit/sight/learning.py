@@ -1,9 +1,9 @@
 """What each pair remembers: the convex parts on the line between its troopers, then those that blocked its segments,
 as the candidates of its next proofs.
 
-A part that blocked many of a pair's stride-10 segments is likely to hide whole tiles of its next eyes, whole
-templates or patches (`rows.hidden_eye_tiles`, `screen.screen`); a proof from a candidate is still the convexity
-lemma of `obstruction.covering_parts`, so remembering a part never hides a clear segment.
+A part that blocked many of a pair's stride-10 segments is likely to hide whole tiles of its next eyes, whole templates
+or patches (`hidden.hidden_eye_tiles`, `screen.prove_hidden_before_casting`); a proof from a candidate is still the
+convexity lemma of `hidden.parts_crossing_every_segment`, so remembering a part never hides a clear segment.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from lofkit.sight.obstruction import Candidates
+from lofkit.sight.hidden import Candidates
 
 LINE_PARTS = 64
 """Parts on the line between a pair's two volumes' middles that it keeps, the largest first, since a larger part hides
 more of the views around that line (side by side, table-c's heatmap ran 1-2% faster than with the lowest-numbered
 first: about the noise). The first `LEARNED_PARTS` are its first candidates, and all of them may hide tiles of its
-dense eyes (`rows.hidden_eye_tiles`)."""
+dense eyes (`hidden.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair remembers (first those on the line between the two volumes, then those that blocked its
 stride-10 segments), as candidates for its next eyes."""
@@ -25,7 +25,7 @@ stride-10 segments), as candidates for its next eyes."""
 
 def largest_parts(candidates: Candidates, count: int, most: int, sizes: np.ndarray) -> np.ndarray:
     """The `most` largest parts (by `sizes`, per part) of each of `count` rows among `candidates` ((row, part)
-    ordered by row, as `obstruction.line_candidates` gives them), largest first, -1 padding: (count, most)."""
+    ordered by row, as `hidden.line_candidates` gives them), largest first, -1 padding: (count, most)."""
     rows, found = candidates
     by_size = np.lexsort((-sizes[found], rows))
     rows, found = rows[by_size], found[by_size]
@@ -41,7 +41,7 @@ def each_once(parts: np.ndarray) -> np.ndarray:
     parts = np.ascontiguousarray(parts, dtype=np.int64)
     out = np.empty_like(parts)
     if parts.size:
-        _each_once(parts, np.full(max(int(parts.max()) + 1, 1), -1, dtype=np.int64), out)
+        _each_once(parts=parts, last_row=np.full(max(int(parts.max()) + 1, 1), -1, dtype=np.int64), out=out)
     return out
 
 
@@ -64,7 +64,7 @@ class LearnedParts:
     blocked most first, then those it had before. Both directions share them: sight is mutual, and the segments
     either way cross the same space between the two volumes (with cells every 4", table-c's heatmap cast 8% fewer
     segments and table-b's 12% than with a list per direction). A pair starts out with the largest parts (by
-    `sizes`, per part) on the line between its two volumes' middles (`line`: `obstruction.line_candidates` of
+    `sizes`, per part) on the line between its two volumes' middles (`line`: `hidden.line_candidates` of
     `pairs`), before any segment is cast: a larger part hides more of the segments around that line."""
 
     def __init__(self, pairs: np.ndarray, line: Candidates, sizes: np.ndarray):

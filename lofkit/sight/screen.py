@@ -2,19 +2,20 @@
 
 docs/rules.md (LoF 2): sight needs a square Q "such that every segment from E to Q is unobstructed". A convex part
 crossed by every segment from an eye to a region of its template hides that region (the convexity lemma of
-`obstruction.covering_parts`), so no segment to it needs casting. `screen` tries each eye's candidate parts against
-its whole template, against each of its `PATCHES`, and against each sampled segment (`kernels.screen_eyes`).
+`hidden.parts_crossing_every_segment`), so no segment to it needs casting. `prove_hidden_before_casting` tries each
+eye's candidate parts against its whole template, against each of its `PATCHES`, and against each sampled segment
+(`kernels.screen_eyes`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from lofkit.sight.kernel_args import Eyes, Planes, Sample, Screened
+from lofkit.sight.eye_batch import EyeBatch, placed_templates
 from lofkit.sight.kernels import screen_eyes
-from lofkit.sight.lattice import END_TRIM, Lattice
-from lofkit.sight.obstruction import Segments
-from lofkit.sight.rows import EyeRows, placed_templates
+from lofkit.sight.lattice import Lattice
+from lofkit.sight.segments import Segments
+from lofkit.sight.tolerances import END_TRIM
 
 PATCHES = (2, 2)
 """Patches of a template (across, up) that an eye tries to prove it cannot see before it casts segments there. Each
@@ -44,8 +45,9 @@ def in_patches(lattice: Lattice, proved: np.ndarray, cols: np.ndarray, lines: np
     return inside
 
 
-def screen(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray, cols: np.ndarray, lines: np.ndarray,
-           candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Segments]:
+def prove_hidden_before_casting(world, lattice: Lattice, rows: EyeBatch, axis: np.ndarray, cols: np.ndarray,
+                                lines: np.ndarray, candidates: np.ndarray
+                                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Segments]:
     """What each row's eye provably cannot see, without a segment cast (`kernels.screen_eyes`), using its
     `candidates` (n, k) (convex parts, -1 for none): its whole template (n,), each of the template's patches
     (n, patches; see `_patches`), and which of its segments to lattice points cols x lines are blocked (n, c, r);
@@ -56,8 +58,11 @@ def screen(world, lattice: Lattice, rows: EyeRows, axis: np.ndarray, cols: np.nd
     blocked_points = np.zeros((n, len(cols), len(lines)), dtype=bool)
     origins, directions, lengths = np.empty((n * points, 3)), np.empty((n * points, 3)), np.empty(n * points)
     parts = world.convex_parts
-    eyes = Eyes(np.ascontiguousarray(rows.eye[:, None, :]), np.ascontiguousarray(candidates))
-    cast = screen_eyes(eyes, placed_templates(world, lattice, rows.target, axis), Sample(across, up, cols, lines),
-                       Planes(parts.normals, parts.offsets, parts.faces), parts.bounds, END_TRIM,
-                       Screened(hidden, proved, blocked_points, origins, directions, lengths))
+    templates = placed_templates(world, lattice, rows.target, axis)
+    cast = screen_eyes(eyes=np.ascontiguousarray(rows.eye[:, None, :]), centres=templates.centres, z=templates.z,
+                       axis=templates.axis, half_width=templates.half_width, pitch=templates.pitch,
+                       cells=templates.cells, across=across, up=up, cols=cols, lines=lines,
+                       candidates=np.ascontiguousarray(candidates), normals=parts.normals, offsets=parts.offsets,
+                       faces=parts.faces, bounds=parts.bounds, trim=END_TRIM, hidden=hidden, proved=proved,
+                       blocked=blocked_points, origins=origins, directions=directions, lengths=lengths)
     return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])

@@ -6,24 +6,22 @@ holds when the 3 x 3 mm test succeeds in either direction ... Compute sight once
 
 The search (`lattice` says what is sampled and what that guarantees), for all pairs at once:
 1. a proof of "hidden" for free: one convex blocker crossed by every segment between prisms around both volumes,
-   or one for each half of one prism and each half of the other (`obstruction.hidden_by_halves`);
-2. key eyes each way, then dense eyes both ways at once, farthest first (`rows`, `lattice.dense_tiles`): segments to
-   every 10th lattice point of the template drop the eyes that see none of them; segments to every 5th point of the
-   blocks still candidates (`lattice.block_points`: no other point can change which blocks are) leave as candidates
-   only the blocks of lattice cells whose sampled points are all clear; candidate blocks are then checked point by
-   point (the fine pass), centre-most first (or far apart in turn, when no witness is kept) and each from its middle
-   out (`lattice.block_cross`), until one is clear (the witness) or none is left.
-   Sampled points are lattice points, so a block the fine pass would find clear is never skipped: the answer
-   equals the brute-force search of every eye and every block, which `lofkit.testing.sight_brute_force` (written
-   from the rule, with nothing of this package) runs for tests and benchmarks. Zero Visibility zones also block
-   segments that start inside them (see `obstruction.blocked`).
-Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those
-that blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made
-a row (`rows.eye_rows`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches
-of it a part hides, and tests each stride-10 segment against the parts before any is cast. Every proof is the
-convexity lemma of `obstruction.covering_parts`, so it never hides a clear segment.
-Segments of all pairs go to the ray back-end in large batches (`casting`); templates of each size are searched
-apart.
+   or one for each half of one prism and each half of the other (`hidden.hidden_half_by_half`);
+2. key eyes each way, then dense eyes both ways at once, farthest first (`eye_batch`, `lattice.dense_tiles`): segments
+   to every 10th lattice point of the template drop the eyes that see none of them; segments to every 5th point of the
+   blocks still candidates (`fine_pass.block_points`: no other point can change which blocks are) leave as candidates
+   only the blocks of lattice cells whose sampled points are all clear; candidate blocks are then checked point by point
+   (the fine pass), centre-most first (or far apart in turn, when no witness is kept) and each from its middle out
+   (`fine_pass.block_cross`), until one is clear (the witness) or none is left. Sampled points are lattice points, so a
+   block the fine pass would find clear is never skipped: the answer equals the brute-force search of every eye and
+   every block, which `lofkit.testing.sight_brute_force` (written from the rule, with nothing of this package) runs for
+   tests and benchmarks. Zero Visibility zones also block segments that start inside them (see `segments.blocked`).
+   Proofs spare most of those segments, all from convex parts of the terrain a pair has learned (`learning`: those that
+   blocked its earlier segments): a tile of 3 x 3 dense eyes hidden from every template it looks at is never made a row
+   (`eye_batch.eye_batch`); compiled code (`screen`) drops an eye whose whole template a part hides, marks the patches
+   of it a part hides, and tests each stride-10 segment against the parts before any is cast. Every proof is the
+   convexity lemma of `hidden.parts_crossing_every_segment`, so it never hides a clear segment. Segments of all pairs go
+   to the ray back-end in large batches (`casting`); templates of each size are searched apart.
 """
 
 from __future__ import annotations
@@ -33,10 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from lofkit.sight.casting import Caster, Progress
-from lofkit.sight.evidence import Witness, sight_results, witness_at
-from lofkit.sight.lattice import (
-    COARSE_STRIDES,
-    Lattice,
+from lofkit.sight.evidence import Sight, Witness, sight_results, witness_at
+from lofkit.sight.eye_batch import EyeBatch, Views, eye_batch
+from lofkit.sight.fine_pass import (
     block_cross,
     block_points,
     central_blocks,
@@ -44,27 +41,22 @@ from lofkit.sight.lattice import (
     clear_blocks,
     clear_blocks_again,
     clear_blocks_near,
-    dense_eyes,
-    headings,
-    lead_eye,
-    other_key_eyes,
     pick_blocks,
     search_start,
     spread_order,
-    template_axis,
 )
-from lofkit.sight.learning import LearnedParts
-from lofkit.sight.obstruction import (
+from lofkit.sight.hidden import (
+    blocker_hiding_pair,
     candidates_of,
-    hidden_by_halves,
-    hiding_blocker,
-    hiding_parts,
+    hidden_half_by_half,
     line_candidates,
+    parts_hiding_pairs,
 )
-from lofkit.sight.rows import EyeRows, Views, eye_rows
-from lofkit.sight.screen import in_patches, screen
+from lofkit.sight.lattice import COARSE_STRIDES, Lattice, dense_eyes, headings, lead_eye, other_key_eyes, template_axis
+from lofkit.sight.learning import LearnedParts
+from lofkit.sight.screen import in_patches, prove_hidden_before_casting
 
-__all__ = ["PairSearch", "run_search", "sight"]
+__all__ = ["PairSearch", "run_search", "sight", "sight_between"]
 
 BATCH_POINTS = 32_000_000
 """Lattice points held at once (rows x lattice size) in a pass: fewer, larger batches spend less time in Python per
@@ -78,7 +70,7 @@ first way saw 96 of 219 on table-c, 84 of 101 on table-b; side by side, the heat
 (4.4% fewer segments) and 2.5% more on table-b, whose second way's coarse pass is mostly spent for nothing."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass; in a batch's last rounds,
-blocks of one pair (`lattice.pick_blocks`)."""
+blocks of one pair (`fine_pass.pick_blocks`)."""
 
 
 class Findings:
@@ -113,14 +105,14 @@ class PairSearch:
         self.world = world
         self.pairs = pairs
         self.line = line_candidates(world, pairs)
-        """The convex parts whose boxes each pair's middle line meets (`obstruction.line_candidates`)."""
+        """The convex parts whose boxes each pair's middle line meets (`hidden.line_candidates`)."""
         self.learned = LearnedParts(pairs, self.line, world.convex_parts.sizes)
         self.caster = Caster(world, pairs, self.learned, progress)
         self.findings = Findings(world, len(pairs), witnesses)
         v = world.troopers
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
 
-    def look(self, rows: EyeRows, centre_first: bool = False) -> None:
+    def look(self, rows: EyeBatch, centre_first: bool = False) -> None:
         """Search every row's template for a clear block; record the first witness of each pair. With
         `centre_first`, each row's centre block is tried before anything else (see `_coarse_pass`)."""
         v = self.world.troopers
@@ -138,20 +130,20 @@ class PairSearch:
                 if len(chunk.pair):
                     self._look_at(lattice, chunk, centre_first)
 
-    def _look_at(self, lattice: Lattice, rows: EyeRows, centre_first: bool = False) -> None:
+    def _look_at(self, lattice: Lattice, rows: EyeBatch, centre_first: bool = False) -> None:
         """Passes at lattice strides 10 and 5, then fine checks of candidate blocks until each pair has a witness."""
         v = self.world.troopers
         axis = template_axis(rows.eye, v.centre[rows.target], headings(v, rows.shooter, rows.target))
         views = Views(lattice, rows, axis)
-        views, known, tested = self._coarse_pass(views, centre_first)
-        candidates = clear_blocks(known, lattice.block)
+        views, known_blocked, settled = self._coarse_pass(views, centre_first)
+        candidates = clear_blocks(known_blocked, lattice.block)
         for stride in COARSE_STRIDES[1:]:
             alive = np.flatnonzero(candidates.any(axis=(1, 2)))
             cols, lines = views.lattice.strided(stride)
             wanted = block_points(candidates, lattice.block, alive, cols, lines)
-            self.caster.cast(views, known, tested, alive, cols, lines, wanted)
-            clear_blocks_again(known, candidates, alive, lattice.block)
-        self._fine_pass(views, known, tested, candidates)
+            self.caster.cast(views, known_blocked, settled, alive, cols, lines, wanted)
+            clear_blocks_again(known_blocked, candidates, alive, lattice.block)
+        self._fine_pass(views, known_blocked, settled, candidates)
 
     def _coarse_pass(self, views: Views, centre_first: bool) -> tuple[Views, np.ndarray, np.ndarray]:
         """The stride-10 pass, compiled first (`_screen`): eyes that provably see none of their template are
@@ -161,7 +153,7 @@ class PairSearch:
         arrays are made. With `centre_first`, the block at the template's centre is cast first: when it is clear
         it is the witness the passes would pick (the candidate nearest the middle), found for ~100 segments
         instead of ~1,000. Returns the eyes left, which of their lattice points are known blocked, and which were
-        tested (n, c, r)."""
+        settled (n, c, r)."""
         cw, ch = views.lattice.cells
         cols, lines = views.lattice.strided(COARSE_STRIDES[0])
         hidden, proved, coarse, segments = self._screen(views, cols, lines)
@@ -181,17 +173,17 @@ class PairSearch:
         marks.insert(0, (cols, lines, coarse, np.ones_like(coarse)))
         seeing = np.flatnonzero(~coarse.all(axis=(1, 2)))  # eyes with a clear stride-10 point
         views, proved = views.take(seeing), proved[seeing]
-        known = in_patches(views.lattice, proved, np.arange(cw + 1), np.arange(ch + 1))
-        tested = known.copy()
+        known_blocked = in_patches(views.lattice, proved, np.arange(cw + 1), np.arange(ch + 1))
+        settled = known_blocked.copy()
         for at_cols, at_lines, found, cast in marks:
-            known[:, at_cols[:, None], at_lines[None, :]] |= found[seeing]
-            tested[:, at_cols[:, None], at_lines[None, :]] |= cast[seeing]
-        return views, known, tested
+            known_blocked[:, at_cols[:, None], at_lines[None, :]] |= found[seeing]
+            settled[:, at_cols[:, None], at_lines[None, :]] |= cast[seeing]
+        return views, known_blocked, settled
 
-    def _fine_pass(self, views: Views, known: np.ndarray, tested: np.ndarray, candidates: np.ndarray) -> None:
-        """Check candidate blocks point by point, a few rows of each open pair at a time (`lattice.pick_blocks`),
+    def _fine_pass(self, views: Views, known_blocked: np.ndarray, settled: np.ndarray, candidates: np.ndarray) -> None:
+        """Check candidate blocks point by point, a few rows of each open pair at a time (`fine_pass.pick_blocks`),
         until every pair has a witness or no candidate is left: each row's centre-most first, the witness players
-        expect; when no witness is kept, blocks far apart in turn (`lattice.spread_order`), which finds a clear one
+        expect; when no witness is kept, blocks far apart in turn (`fine_pass.spread_order`), which finds a clear one
         sooner. A block's middle column and line (`block_cross`) are cast first, and the rest of it only when they
         are clear."""
         bw, bh = views.lattice.block
@@ -203,12 +195,13 @@ class PairSearch:
             if len(pick) == 0:
                 return
             cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
-            self.caster.cast(views, known, tested, pick, cols, lines, np.broadcast_to(cross, (len(pick), *cross.shape)))
-            clear_blocks_near(known, candidates, pick, c0, r0, views.lattice.block)
+            self.caster.cast(views, known_blocked, settled, pick, cols, lines,
+                             np.broadcast_to(cross, (len(pick), *cross.shape)))
+            clear_blocks_near(known_blocked, candidates, pick, c0, r0, views.lattice.block)
             rest = np.flatnonzero(candidates[pick, c0, r0])
             pick, c0, r0, cols, lines = pick[rest], c0[rest], r0[rest], cols[rest], lines[rest]
-            self.caster.cast(views, known, tested, pick, cols, lines)
-            clear_blocks_near(known, candidates, pick, c0, r0, views.lattice.block)
+            self.caster.cast(views, known_blocked, settled, pick, cols, lines)
+            clear_blocks_near(known_blocked, candidates, pick, c0, r0, views.lattice.block)
             clear = np.flatnonzero(candidates[pick, c0, r0])  # every point of the block is known now
             self.findings.record(views, pick[clear], c0[clear], r0[clear])
 
@@ -220,21 +213,22 @@ class PairSearch:
         bw, bh = views.lattice.block
         c0, r0 = (int(k[0]) for k in central_blocks(np.ones((1, cw + 1 - bw, ch + 1 - bh), dtype=bool)))
         cols, lines = np.arange(c0, c0 + bw + 1), np.arange(r0, r0 + bh + 1)
-        known = in_patches(views.lattice, proved, cols, lines)
-        tested = known | block_cross(views.lattice.block)
-        known |= self.caster.segments_blocked(views, np.arange(len(views.rows.pair)), cols, lines, tested & ~known)
-        rest = np.flatnonzero(~known.any(axis=(1, 2)))
-        known[rest] |= self.caster.segments_blocked(views, rest, cols, lines, ~tested[rest])
-        tested[rest] = True
-        clear = np.flatnonzero(~known.any(axis=(1, 2)))
+        known_blocked = in_patches(views.lattice, proved, cols, lines)
+        settled = known_blocked | block_cross(views.lattice.block)
+        known_blocked |= self.caster.segments_blocked(views, np.arange(len(views.rows.pair)), cols, lines,
+                                                      settled & ~known_blocked)
+        rest = np.flatnonzero(~known_blocked.any(axis=(1, 2)))
+        known_blocked[rest] |= self.caster.segments_blocked(views, rest, cols, lines, ~settled[rest])
+        settled[rest] = True
+        clear = np.flatnonzero(~known_blocked.any(axis=(1, 2)))
         self.findings.record(views, clear, np.full(len(clear), c0), np.full(len(clear), r0))
-        return cols, lines, known, tested
+        return cols, lines, known_blocked, settled
 
     def _screen(self, views: Views, cols: np.ndarray, lines: np.ndarray):
-        """`screen.screen` with the convex parts each row's pair has learned as candidates; the segments it finds
-        blocked by them one by one are reported as tested (`progress(0, tested)`)."""
-        hidden, proved, blocked_points, segments = screen(self.world, views.lattice, views.rows, views.axis, cols,
-                                                          lines, self.learned.of_rows(views.rows))
+        """`screen.prove_hidden_before_casting` with the convex parts each row's pair has learned as candidates; the
+        segments it finds blocked by them one by one are reported as tested (`progress(0, tested)`)."""
+        hidden, proved, blocked_points, segments = prove_hidden_before_casting(
+            self.world, views.lattice, views.rows, views.axis, cols, lines, self.learned.of_rows(views.rows))
         seeing = ~hidden
         settled = blocked_points[seeing].sum() - in_patches(views.lattice, proved[seeing], cols, lines).sum()
         self.caster.progress(0, int(settled))
@@ -254,13 +248,13 @@ def _proofs(world, search: PairSearch) -> dict[int, str]:
     proofs = {}
     parts = world.convex_parts if alone.any() else None
     alone_ids = np.flatnonzero(alone)
-    found = hiding_parts(world, pairs[alone_ids], candidates_of(search.line, alone_ids))
+    found = parts_hiding_pairs(world, pairs[alone_ids], candidates_of(search.line, alone_ids))
     for k, part in zip(alone_ids.tolist(), found.tolist()):
         if part >= 0:
             proofs[k] = world.pieces[parts.piece[part]].id
     for k in np.flatnonzero(~alone).tolist():
         a, b = pairs[k]
-        proof = hiding_blocker(world, a, b, cylinders[k][cylinders[k] >= 0])
+        proof = blocker_hiding_pair(world, a, b, cylinders[k][cylinders[k] >= 0])
         if proof is not None:
             proofs[k] = proof
     return proofs
@@ -273,14 +267,14 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
     search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
-    open_ids = open_ids[~hidden_by_halves(world, pairs[open_ids], candidates_of(search.line, open_ids))]
+    open_ids = open_ids[~hidden_half_by_half(world, pairs[open_ids], candidates_of(search.line, open_ids))]
     for pattern in EYE_PASSES:
         for ways in ((True, False),) if pattern is dense_eyes else ((True,), (False,)):
             open_ids = search.findings.open_pairs(open_ids)
             if len(open_ids):
                 ids, forward = np.tile(open_ids, len(ways)), np.repeat(ways, len(open_ids))
                 tiles = np.tile(search.learned.for_tiles(open_ids), (len(ways), 1)) if pattern is dense_eyes else None
-                search.look(eye_rows(world, pairs, ids, forward, pattern, tiles), centre_first=pattern is lead_eye)
+                search.look(eye_batch(world, pairs, ids, forward, pattern, tiles), centre_first=pattern is lead_eye)
     return search, proofs
 
 
@@ -288,7 +282,48 @@ def sight(
     world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None, evidence: bool = True
 ) -> dict:
     """Sight for every unordered pair among `pairs` (trooper indices): {(a, b) with a < b: Sight}; `evidence=False`
-    skips counting the blockers of hidden pairs (callers that only need yes or no)."""
+    skips counting the blockers of hidden pairs (callers that only need yes or no). The stages, which run for all
+    pairs at once, are walked in order for one pair in `sight_between`."""
     pairs = unordered_pairs(pairs)
     search, proofs = run_search(world, pairs, progress)
     return sight_results(world, search.findings.found, pairs, proofs, evidence)
+
+
+def sight_between(world, a: int, b: int, evidence: bool = True) -> Sight:
+    """Sight between troopers `a` and `b` (indices), the same both ways: `sight` for one pair. Its stages, in order
+    (`sight` runs each for all of its pairs at once):
+
+    1. The pair's corridor (`PairSearch`): the troopers whose volumes may block its segments
+       (`corridor.corridor_troopers`, by `corridor.in_corridor`), and the convex parts of terrain on the line
+       between the two volumes' middles (`hidden.line_candidates`), the largest of them its first candidates for
+       proofs (`learning.LearnedParts`).
+    2. Proofs of "hidden" before any segment is cast (`_proofs`): one convex part crossed by every segment between
+       prisms around the two volumes (`hidden.parts_hiding_pairs`), or one trooper or part when troopers stand in the
+       corridor (`hidden.blocker_hiding_pair`); then one part for each half of each prism
+       (`hidden.hidden_half_by_half`).
+    3. Eyes in turn (`run_search`, `EYE_PASSES`): the lead eye, the other key eyes, then the dense eyes
+       (`lattice.lead_eye`, `lattice.other_key_eyes`, `lattice.dense_eyes`), each looking at the other's template
+       turned to face it (`eye_batch.eye_batch`); tiles of dense eyes that a candidate part hides from every template
+       they look at are never made rows (`hidden.hidden_eye_tiles`).
+    4. The coarse pass, every 10th lattice point (`PairSearch._coarse_pass`): compiled proofs drop an eye whose whole
+       template a part hides, mark the patches a part hides, and test each segment against the parts before any is cast
+       (`screen.prove_hidden_before_casting`); the rest are cast (`casting.Caster`; what blocks them:
+       `segments.blocked`), and the parts that block them are learned (`learning.LearnedParts.learn`). With the lead
+       eye, the template's centre block is cast first (`PairSearch._centre_block`).
+    5. The sampling rule (`lattice`): blocks of lattice cells with no blocked sampled point stay candidates
+       (`fine_pass.clear_blocks`), narrowed by every 5th point of them (`fine_pass.block_points`).
+    6. The fine pass (`PairSearch._fine_pass`): candidate blocks checked point by point, centre-most first
+       (`fine_pass.pick_blocks`, `fine_pass.central_order`), each from its middle out (`fine_pass.block_cross`), until
+       one is clear: the witness (`evidence.witness_at`).
+    7. The verdict (`evidence.sight_results`): seen with its witness; else hidden with its proof; else hidden with
+       the blockers that stop the most of a fixed sample of segments (`evidence.main_blockers`; not without
+       `evidence`).
+
+    >>> import lofkit
+    >>> world = lofkit.load("examples/rulebook_lof.yaml")
+    >>> found = sight_between(world, world.troopers.index("fusilier"), world.troopers.index("spektr"))
+    >>> found.seen, found.proof
+    (False, 'iguana')
+    """
+    a, b = sorted((int(a), int(b)))
+    return sight(world, [(a, b)], evidence=evidence)[a, b]

@@ -1,9 +1,10 @@
-"""Eye rows: which eye of which shooter looks at which template, one row per eye and pair, for a pass of the search.
+"""Eye batches: which eye of which shooter looks at which template, one row per eye and pair, for a pass of the
+search.
 
 docs/rules.md (LoF 2): sight needs "a point E anywhere in A's volume"; the search tries the eyes of `lattice` in turn,
 the best eye of every pair first. Dense eyes come in tiles (`lattice.dense_tiles`): a tile that one of its pair's
 candidate convex parts hides from every template it may look at is never made a row (the convexity lemma of
-`obstruction.covering_parts`, so no eye that sees something is left out).
+`hidden.parts_crossing_every_segment`, so no eye that sees something is left out).
 """
 
 from __future__ import annotations
@@ -13,25 +14,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lofkit.sight.kernel_args import Planes, Shooters, Spans, Templates, Tiles
-from lofkit.sight.kernels import hidden_tiles
-from lofkit.sight.lattice import END_TRIM, Lattice, dense_eyes, dense_tiles, headings, to_world
-from lofkit.sight.obstruction import inside_zero_visibility
+from lofkit.sight.hidden import hidden_eye_tiles
+from lofkit.sight.kernel_args import Templates
+from lofkit.sight.lattice import Lattice, dense_eyes, dense_tiles, headings, to_world
+from lofkit.sight.segments import inside_zero_visibility
 
 
 @dataclass(frozen=True)
-class EyeRows:
-    """Eye rows of one direction: for row r, eye `eye[r]` in trooper `shooter[r]` looks at `target[r]`'s template."""
+class EyeBatch:
+    """A batch of eyes, one row per eye and pair: for row r, eye `eye[r]` in trooper `shooter[r]` looks at
+    `target[r]`'s template."""
 
     pair: np.ndarray
     shooter: np.ndarray
     target: np.ndarray
     eye: np.ndarray
-    in_smoke: np.ndarray
+    in_zero_visibility: np.ndarray
     """Whether the eye is inside a Zero Visibility zone (then every segment from it is blocked)."""
 
-    def take(self, keep: np.ndarray) -> EyeRows:
-        return EyeRows(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep], self.in_smoke[keep])
+    def take(self, keep: np.ndarray) -> EyeBatch:
+        return EyeBatch(self.pair[keep], self.shooter[keep], self.target[keep], self.eye[keep],
+                       self.in_zero_visibility[keep])
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class Views:
     """Rows looking at templates of one size: their `lattice`, and each template's axis (`lattice.template_axis`)."""
 
     lattice: Lattice
-    rows: EyeRows
+    rows: EyeBatch
     axis: np.ndarray
 
     def take(self, keep: np.ndarray) -> Views:
@@ -54,12 +57,12 @@ def placed_templates(world, lattice: Lattice, targets: np.ndarray, axis: np.ndar
                      np.ascontiguousarray(axis), lattice.width / 2, np.array(lattice.pitch), np.array(lattice.cells))
 
 
-def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool | np.ndarray, pattern: Callable,
-             candidates: np.ndarray | None = None) -> EyeRows:
+def eye_batch(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool | np.ndarray, pattern: Callable,
+             candidates: np.ndarray | None = None) -> EyeBatch:
     """Eyes from `pattern(radius, height)` in the shooter of each pair (the first trooper where `forward`, for all
     or per pair id), ranked so that row order is eye order. With `candidates` (convex parts per pair, (n, k)), dense
-    eyes come in tiles, and the tiles one of their pair's candidates hides from the target (`hidden_eye_tiles`) are
-    left out."""
+    eyes come in tiles, and the tiles one of their pair's candidates hides from the target
+    (`hidden.hidden_eye_tiles`) are left out."""
     v = world.troopers
     forward = np.broadcast_to(forward, np.shape(pair_ids))
     shooters = np.where(forward, pairs[pair_ids, 0], pairs[pair_ids, 1])
@@ -82,20 +85,4 @@ def eye_rows(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool | np.
     order = np.argsort(np.concatenate(ranks), kind="stable")  # the best eye of every pair first
     owner = np.concatenate(owners)[order]
     eyes = np.concatenate(eyes)[order]
-    return EyeRows(pair_ids[owner], shooters[owner], targets[owner], eyes, inside_zero_visibility(world, eyes))
-
-
-def hidden_eye_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarray, shooters: np.ndarray,
-                     targets: np.ndarray, towards: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """For shooters `same` (indices into `shooters`, `targets`, `towards`, `candidates`) of one size, which tiles
-    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides: (len(same), tiles)."""
-    v = world.troopers
-    parts = world.convex_parts
-    shooter, target = shooters[same], targets[same]
-    hidden = np.zeros((len(same), len(counts)), dtype=bool)
-    looking = Shooters(v.centre[shooter], v.z[shooter], np.ascontiguousarray(towards[same]),
-                       np.ascontiguousarray(candidates[same]))
-    spans = Spans(v.centre[target], v.z[target] + END_TRIM, v.top[target], v.radius[target])
-    hidden_tiles(Tiles(grouped, counts), looking, spans, Planes(parts.normals, parts.offsets, parts.faces), END_TRIM,
-                 hidden)
-    return hidden
+    return EyeBatch(pair_ids[owner], shooters[owner], targets[owner], eyes, inside_zero_visibility(world, eyes))

@@ -1,6 +1,6 @@
-"""The lattice's bookkeeping, compiled: which blocks of a template's lattice hold no blocked point, and which points
-lie in candidate blocks. The fine pass of the search asks the first question again after every block it casts, so
-`clear_blocks_near` answers it for the blocks around the one cast only."""
+"""The fine pass's bookkeeping (`fine_pass`), compiled: which blocks of a template's lattice hold no blocked point,
+and which points lie in candidate blocks. The fine pass of the search asks the first question again after every
+block it casts, so `clear_blocks_near` answers it for the blocks around the one cast only."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out) -> None:
-    """out[r, c, l] for blocks c_lo <= c < c_hi, l_lo <= l < l_hi: whether no point of lattice block
-    (c..c + wide, l..l + high) of row r is `known` blocked, by a summed-area table of the points they span."""
+def _clear_region(known_blocked, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out) -> None:
+    """out[r, c, l] for blocks c_lo <= c < c_hi, l_lo <= l < l_hi: whether no point of lattice block (c..c + wide, l..l
+    + high) of row r is known blocked (`known_blocked`), by a summed-area table of the points they span."""
     for c in range(c_hi + wide - c_lo):
         run = 0
         for line in range(l_hi + high - l_lo):
-            run += known[r, c_lo + c, l_lo + line]
+            run += known_blocked[r, c_lo + c, l_lo + line]
             summed[c + 1, line + 1] = summed[c, line + 1] + run
     for c in range(c_hi - c_lo):
         for line in range(l_hi - l_lo):
@@ -37,27 +37,27 @@ def _marked_box(marks, r) -> tuple[int, int, int, int]:
 
 
 @numba.njit(cache=True, nogil=True)
-def clear_blocks(known, wide, high, at_cols, at_lines, out) -> None:
-    """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known` (n, c, l)
+def clear_blocks(known_blocked, wide, high, at_cols, at_lines, out) -> None:
+    """out[r, c, l] = whether no point of lattice block (c..c + wide, l..l + high) of row r is `known_blocked` (n, c, l)
     blocked. Every block holds a point of columns `at_cols` x lines `at_lines` (`lattice.strided_indices`), so
     only the blocks around such points not known blocked are worked out (most rows have a few)."""
-    n, cols, lines = known.shape
+    n, cols, lines = known_blocked.shape
     blocks_c, blocks_l = cols - wide, lines - high
     summed = np.zeros((cols + 1, lines + 1), dtype=np.int32)
     for r in range(n):
         c_lo, c_hi, l_lo, l_hi = blocks_c, 0, blocks_l, 0
         for c in at_cols:
             for line in at_lines:
-                if not known[r, c, line]:  # the blocks holding it have lower-left points up to a block back
+                if not known_blocked[r, c, line]:  # the blocks holding it have lower-left points up to a block back
                     c_lo, c_hi = min(c_lo, max(c - wide, 0)), max(c_hi, min(c + 1, blocks_c))
                     l_lo, l_hi = min(l_lo, max(line - high, 0)), max(l_hi, min(line + 1, blocks_l))
         out[r] = False
         if c_lo < c_hi and l_lo < l_hi:
-            _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
+            _clear_region(known_blocked, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
 
 
 @numba.njit(cache=True, nogil=True)
-def clear_blocks_near(known, wide, high, rows, c0, l0, out) -> None:
+def clear_blocks_near(known_blocked, wide, high, rows, c0, l0, out) -> None:
     """`clear_blocks` again for rows `rows[k]` after the points of block (c0[k], l0[k]) were cast: only the blocks
     that share a point with it can change, so only they are recomputed (out is left as it is elsewhere)."""
     blocks_c, blocks_l = out.shape[1], out.shape[2]
@@ -65,18 +65,18 @@ def clear_blocks_near(known, wide, high, rows, c0, l0, out) -> None:
     for k in range(len(rows)):
         c_lo, c_hi = max(0, c0[k] - wide), min(blocks_c, c0[k] + wide + 1)
         l_lo, l_hi = max(0, l0[k] - high), min(blocks_l, l0[k] + high + 1)
-        _clear_region(known, rows[k], c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
+        _clear_region(known_blocked, rows[k], c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
 
 
 @numba.njit(cache=True, nogil=True)
-def clear_blocks_again(known, wide, high, rows, out) -> None:
+def clear_blocks_again(known_blocked, wide, high, rows, out) -> None:
     """`clear_blocks` again for rows `rows` after more of their points became known: blocks only stop being clear,
     so only those within the bounding box of the clear ones are recomputed."""
-    summed = np.zeros((known.shape[1] + 1, known.shape[2] + 1), dtype=np.int32)
+    summed = np.zeros((known_blocked.shape[1] + 1, known_blocked.shape[2] + 1), dtype=np.int32)
     for r in rows:
         c_lo, c_hi, l_lo, l_hi = _marked_box(out, r)
         if c_lo < c_hi:
-            _clear_region(known, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
+            _clear_region(known_blocked, r, c_lo, c_hi, l_lo, l_hi, wide, high, summed, out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -112,7 +112,7 @@ def pick_blocks(candidates, cursor, order, pair, done, most, taken, picked, cols
     cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
     last one ended, at order[cursor[r]] (len(order): it has none left). When no more than `most` rows are picked
     in all (a batch's last open rows), they also take their next candidates in order, up to `most` blocks a pair
-    (see `lattice.pick_blocks`). `taken` (pairs,) is zeros, and left so; `candidates` is C-contiguous."""
+    (see `fine_pass.pick_blocks`). `taken` (pairs,) is zeros, and left so; `candidates` is C-contiguous."""
     blocks_l = candidates.shape[2]
     flat = candidates.reshape((candidates.shape[0], candidates.shape[1] * blocks_l))  # C-contiguous: no copy
     found = 0
