@@ -1,5 +1,5 @@
-"""The cheap proofs of "hidden" that spare rays (blockers.hiding_parts for pairs, sight.screen for eyes, patches and
-coarse segments) are sound, and the face-level ray query the search learns its candidates from agrees between
+"""The cheap proofs of "hidden" that spare rays (`hidden.parts_hiding_pairs` for pairs,
+`screen.prove_hidden_before_casting` for eyes, patches and coarse segments) are sound, and the face-level ray query the search learns its candidates from agrees between
 back-ends (docs/rules.md LoF 2: sight needs a clear segment; a proof must never hide a pair, an eye or a segment that
 sees something)."""
 
@@ -22,7 +22,7 @@ from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.sight import kernels
 from lofkit.sight.eye_batch import EyeBatch as _Rows
-from lofkit.sight.eye_batch import eye_batch as _eye_rows
+from lofkit.sight.eye_batch import eye_batch
 from lofkit.sight.fine_pass import (
     block_points,
     central_blocks,
@@ -34,10 +34,15 @@ from lofkit.sight.fine_pass import (
     spread_order,
 )
 from lofkit.sight.glimpse import seen_pairs
-from lofkit.sight.hidden import PRISM_SIDES, candidates_of, line_candidates, prisms
-from lofkit.sight.hidden import hidden_eye_tiles as _hidden_tiles
-from lofkit.sight.hidden import hidden_half_by_half as hidden_by_halves
-from lofkit.sight.hidden import parts_hiding_pairs as hiding_parts
+from lofkit.sight.hidden import (
+    PRISM_SIDES,
+    candidates_of,
+    hidden_eye_tiles,
+    hidden_half_by_half,
+    line_candidates,
+    parts_hiding_pairs,
+    prisms,
+)
 from lofkit.sight.kernel_args import Templates
 from lofkit.sight.kernels import templates_hull
 from lofkit.sight.lattice import (
@@ -45,14 +50,13 @@ from lofkit.sight.lattice import (
     Lattice,
     dense_eyes,
     dense_tiles,
+    headings,
     template_axis,
     template_points,
     to_world,
 )
-from lofkit.sight.lattice import headings as _towards
 from lofkit.sight.learning import LEARNED_PARTS, LINE_PARTS, LearnedParts
-from lofkit.sight.screen import in_patches as _in_patches
-from lofkit.sight.screen import prove_hidden_before_casting as screen
+from lofkit.sight.screen import in_patches, prove_hidden_before_casting
 from lofkit.sight.search import run_search
 from lofkit.sight.segments import Segments, blocked
 from lofkit.sight.tolerances import END_TRIM
@@ -62,7 +66,7 @@ from tests.strategies import SETTINGS, layouts, scene, screened_layouts
 
 
 def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
-    """`screen` of `rows` at the first coarse stride, with every convex part of the world as every row's candidate
+    """`prove_hidden_before_casting` of `rows` at the first coarse stride, with every convex part of the world as every row's candidate
     (by default): (lattice, axis, hidden, proved patches, blocked, segments to cast)."""
     v = world.troopers
     target = int(rows.target[0])
@@ -73,12 +77,12 @@ def _screened(world, rows: _Rows, candidates: np.ndarray | None = None):
     if candidates is None:
         candidates = np.arange(len(world.convex_parts.piece))
     candidates = np.broadcast_to(candidates, (len(rows.pair), len(candidates)))
-    return (lattice, axis, *screen(world, lattice, rows, axis, cols, lines, candidates))
+    return (lattice, axis, *prove_hidden_before_casting(world, lattice, rows, axis, cols, lines, candidates))
 
 
 def _dense_rows(world, s: int, t: int) -> _Rows:
     """Shooter s's dense eyes, looking at t."""
-    return _eye_rows(world, np.array([[s, t]]), np.array([0]), True, dense_eyes)
+    return eye_batch(world, np.array([[s, t]]), np.array([0]), True, dense_eyes)
 
 
 def _blocked_points(world, rows: _Rows, axis: np.ndarray, lattice: Lattice, cols, lines) -> np.ndarray:
@@ -91,14 +95,14 @@ def _blocked_points(world, rows: _Rows, axis: np.ndarray, lattice: Lattice, cols
 
 
 def _check_screen(world, rows: _Rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`screen`'s claims for rows, checked by Embree at every lattice point: a hidden eye sees none, a proved patch
+    """`prove_hidden_before_casting`'s claims for rows, checked by Embree at every lattice point: a hidden eye sees none, a proved patch
     none of its points, a blocked coarse segment is blocked; the segments left to cast are the others. Returns
     (hidden, proved, blocked)."""
     lattice, axis, hidden, proved, blocked_coarse, segments = _screened(world, rows)
     cw, ch = lattice.cells
     every = _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1))
     assert every[hidden].all()
-    assert every[_in_patches(lattice, proved, np.arange(cw + 1), np.arange(ch + 1))].all()
+    assert every[in_patches(lattice, proved, np.arange(cw + 1), np.arange(ch + 1))].all()
     cols, lines = lattice.strided(COARSE_STRIDES[0])
     coarse = every[:, cols[:, None], lines[None, :]]
     assert coarse[blocked_coarse].all()
@@ -123,7 +127,7 @@ def test_a_wall_blinds_the_eyes_behind_it_but_not_those_looking_over_it():
 
 @pytest.mark.slow
 def test_what_the_screen_proves_is_blocked():
-    """Eyes, patches and coarse segments `screen` proves blocked are blocked at every lattice point (Embree); over
+    """Eyes, patches and coarse segments `prove_hidden_before_casting` proves blocked are blocked at every lattice point (Embree); over
     the run, it proves many of each."""
     claims = np.zeros(3, dtype=int)
 
@@ -140,13 +144,13 @@ def test_what_the_screen_proves_is_blocked():
 
 
 def _eyes_of_hidden_tiles(world, s: int, t: int) -> tuple[np.ndarray, np.ndarray]:
-    """Shooter s's dense eyes towards t, and which of them lie in tiles `_hidden_tiles` proves hidden, with every
+    """Shooter s's dense eyes towards t, and which of them lie in tiles `hidden_eye_tiles` proves hidden, with every
     convex part of the world as the pair's candidates."""
     v = world.troopers
     tile, grouped, counts = dense_tiles(float(v.radius[s]), float(v.height[s]))
-    towards = _towards(v, np.array([s]), np.array([t]))
+    towards = headings(v, np.array([s]), np.array([t]))
     candidates = np.arange(len(world.convex_parts.piece))[None]
-    hidden = _hidden_tiles(world, grouped, counts, np.array([0]), np.array([s]), np.array([t]), towards, candidates)
+    hidden = hidden_eye_tiles(world, grouped, counts, np.array([0]), np.array([s]), np.array([t]), towards, candidates)
     eyes = to_world(dense_eyes(float(v.radius[s]), float(v.height[s])), v.centre[s], v.z[s], towards[0])
     return eyes, hidden[0, tile]
 
@@ -193,14 +197,14 @@ def test_two_overlapping_walls_hide_tiles_of_eyes_piece_by_piece():
     rows = _Rows(np.zeros(len(eyes), dtype=int), np.zeros(len(eyes), dtype=int), np.ones(len(eyes), dtype=int), eyes,
                  np.zeros(len(eyes), dtype=bool))
     lattice = Lattice(2 * float(v.radius[1]), float(v.height[1]))
-    axis = template_axis(eyes, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
+    axis = template_axis(eyes, v.centre[rows.target], headings(v, rows.shooter, rows.target))
     cw, ch = lattice.cells
     assert _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1)).all()
 
 
 @pytest.mark.slow
 def test_eyes_of_hidden_tiles_see_no_lattice_point():
-    """Every segment from an eye of a tile `_hidden_tiles` proves hidden to every lattice point of the template it
+    """Every segment from an eye of a tile `hidden_eye_tiles` proves hidden to every lattice point of the template it
     looks at is obstructed (Embree); over the run, tiles of hundreds of eyes are proved hidden."""
     checked = []
 
@@ -216,7 +220,7 @@ def test_eyes_of_hidden_tiles_see_no_lattice_point():
                 rows = _Rows(np.zeros(len(eyes), dtype=int), np.full(len(eyes), s), np.full(len(eyes), t), eyes,
                              np.zeros(len(eyes), dtype=bool))
                 lattice = Lattice(2 * float(v.radius[t]), float(v.height[t]))
-                axis = template_axis(eyes, v.centre[rows.target], _towards(v, rows.shooter, rows.target))
+                axis = template_axis(eyes, v.centre[rows.target], headings(v, rows.shooter, rows.target))
                 cw, ch = lattice.cells
                 assert _blocked_points(world, rows, axis, lattice, np.arange(cw + 1), np.arange(ch + 1)).all()
                 checked.append(len(eyes))
@@ -321,7 +325,7 @@ def _all_blocked(world, starts: np.ndarray, ends: np.ndarray) -> bool:
 
 
 def test_a_pair_proof_holds_for_every_segment_between_the_volumes():
-    """When `hiding_parts` names a part for a pair, random segments between points of the two volumes all cross it
+    """When `parts_hiding_pairs` names a part for a pair, random segments between points of the two volumes all cross it
     (checked by a plain-numpy reference) and Embree finds every one of them blocked. The scenes hold a screen as wide
     and as high as a line needs, give or take a few mm, so that the proof often holds and often only just fails."""
     proved = []
@@ -333,7 +337,7 @@ def test_a_pair_proof_holds_for_every_segment_between_the_volumes():
         v, parts = world.troopers, world.convex_parts
         pairs = np.array(list(itertools.combinations(range(len(v)), 2)))
         rng = np.random.default_rng(5)
-        for (a, b), part in zip(pairs.tolist(), hiding_parts(world, pairs).tolist()):
+        for (a, b), part in zip(pairs.tolist(), parts_hiding_pairs(world, pairs).tolist()):
             if part < 0:
                 continue
             starts, ends = _random_segments(world, a, b, 400, rng)
@@ -347,7 +351,7 @@ def test_a_pair_proof_holds_for_every_segment_between_the_volumes():
 
 
 def test_a_proof_by_halves_holds_for_every_segment_between_the_volumes():
-    """When `hidden_by_halves` proves a pair hidden, random segments between points of the two volumes cross, half
+    """When `hidden_half_by_half` proves a pair hidden, random segments between points of the two volumes cross, half
     by half, one part each (`_each_half_by_one_part`), and Embree finds them all blocked. The scenes hold two
     staggered walls across a line, each covering one side and reaching past the middle by more or less than the
     proof needs, so that it often holds where no one part does, and often fails."""
@@ -359,7 +363,7 @@ def test_a_proof_by_halves_holds_for_every_segment_between_the_volumes():
         world = scene(layout)
         pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
         rng = np.random.default_rng(7)
-        halves, single = hidden_by_halves(world, pairs), hiding_parts(world, pairs) >= 0
+        halves, single = hidden_half_by_half(world, pairs), parts_hiding_pairs(world, pairs) >= 0
         for (a, b), one_part in zip(pairs[halves].tolist(), single[halves]):
             starts, ends = _random_segments(world, a, b, 400, rng)
             assert _each_half_by_one_part(world, a, b, starts, ends)
@@ -377,11 +381,11 @@ def _same_proofs_from_the_middle_lines(world) -> int:
     prove."""
     pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
     line = line_candidates(world, pairs)
-    single = hiding_parts(world, pairs, line)
-    assert np.array_equal(single, hiding_parts(world, pairs))
+    single = parts_hiding_pairs(world, pairs, line)
+    assert np.array_equal(single, parts_hiding_pairs(world, pairs))
     some = np.arange(0, len(pairs), 2)
-    halves = hidden_by_halves(world, pairs[some], candidates_of(line, some))
-    assert np.array_equal(halves, hidden_by_halves(world, pairs[some]))
+    halves = hidden_half_by_half(world, pairs[some], candidates_of(line, some))
+    assert np.array_equal(halves, hidden_half_by_half(world, pairs[some]))
     return int((single >= 0).sum() + halves.sum())
 
 
@@ -422,7 +426,7 @@ def test_a_proof_by_halves_among_staggered_walls_holds_for_every_segment():
     the middle one anywhere from 40 to 360 mm along it (where the segments between opposite halves need it to reach
     unequally far to each side), each wall placed up to 10 mm past what the proof needs (the near wall reaching
     x = 300, the far one too, the middle one the prisms' reach from the line where it stands, on both sides), or
-    (one time in four, each) as much short of it: when `hidden_by_halves` proves the pair hidden, random segments
+    (one time in four, each) as much short of it: when `hidden_half_by_half` proves the pair hidden, random segments
     between points of the two volumes cross, half by half, one part each (`_each_half_by_one_part`), and Embree
     finds them all blocked; over the run, it often does, some of them by less than a millimetre."""
     proved = []
@@ -434,7 +438,7 @@ def test_a_proof_by_halves_among_staggered_walls_holds_for_every_segment():
         reach = SILHOUETTES[silhouette][0] / 2 / np.cos(np.pi / PRISM_SIDES) * max(at - 100, 500 - at) / 400
         world = _staggered_walls(True, 300 + near, 300 - far, (300 - reach - left, 300 + reach + right), at,
                                  silhouette)
-        if hidden_by_halves(world, np.array([[0, 1]]))[0]:
+        if hidden_half_by_half(world, np.array([[0, 1]]))[0]:
             starts, ends = _random_segments(world, 0, 1, 2000, np.random.default_rng(9))
             assert _each_half_by_one_part(world, 0, 1, starts, ends)
             assert _all_blocked(world, starts, ends)
@@ -451,12 +455,12 @@ def test_three_staggered_walls_hide_a_pair_half_by_half():
     x = 293.1 and 306.9 mm, inside the middle wall: a proof by halves, which the brute force confirms. Without the
     middle wall there is none."""
     world = _staggered_walls(middle=True)
-    assert hiding_parts(world, np.array([[0, 1]]))[0] == -1
-    assert hidden_by_halves(world, np.array([[0, 1]]))[0]
+    assert parts_hiding_pairs(world, np.array([[0, 1]]))[0] == -1
+    assert hidden_half_by_half(world, np.array([[0, 1]]))[0]
     assert not sight_brute_force(world, [(0, 1)])[0, 1].seen
     search, proofs = run_search(world, np.array([[0, 1]]))
     assert not search.findings.done[0] and proofs == {}  # hidden, with no single blocker to name
-    assert not hidden_by_halves(_staggered_walls(middle=False), np.array([[0, 1]]))[0]
+    assert not hidden_half_by_half(_staggered_walls(middle=False), np.array([[0, 1]]))[0]
 
 
 @pytest.mark.slow
@@ -473,7 +477,7 @@ def test_seen_pairs_equals_the_brute_force_reference():
         brute = sight_brute_force(world, pairs)
         assert seen_pairs(world, pairs).tolist() == [brute[p].seen for p in pairs]
         hidden.append(sum(not brute[p].seen for p in pairs))
-        proved.append(int((hiding_parts(world, pairs) >= 0).sum() + hidden_by_halves(world, pairs).sum()))
+        proved.append(int((parts_hiding_pairs(world, pairs) >= 0).sum() + hidden_half_by_half(world, pairs).sum()))
 
     holds()
     assert sum(hidden) >= 3 and sum(proved) >= 2, f"hidden pairs, and proofs, scene by scene: {hidden}, {proved}"
