@@ -459,7 +459,7 @@ def test_three_staggered_walls_hide_a_pair_half_by_half():
     assert hidden_half_by_half(world, np.array([[0, 1]]))[0]
     assert not sight_brute_force(world, [(0, 1)])[0, 1].seen
     search, proofs = run_search(world, np.array([[0, 1]]))
-    assert not search.findings.done[0] and proofs == {}  # hidden, with no single blocker to name
+    assert not search.findings.has_witness[0] and proofs == {}  # hidden, with no single blocker to name
     assert not hidden_half_by_half(_staggered_walls(middle=False), np.array([[0, 1]]))[0]
 
 
@@ -491,9 +491,9 @@ def test_analyses_find_the_same_sight_without_keeping_witnesses(table):
     pairs = np.array(list(itertools.combinations(range(len(world.troopers)), 2)))
     full, _ = run_search(world, pairs)
     bare, _ = run_search(world, pairs, witnesses=False)
-    assert full.findings.done.any() and not full.findings.done.all()
-    assert bare.findings.done.tolist() == full.findings.done.tolist()
-    assert sorted(full.findings.found) == np.flatnonzero(full.findings.done).tolist()
+    assert full.findings.has_witness.any() and not full.findings.has_witness.all()
+    assert bare.findings.has_witness.tolist() == full.findings.has_witness.tolist()
+    assert sorted(full.findings.found) == np.flatnonzero(full.findings.has_witness).tolist()
     assert bare.findings.found == {}
 
 

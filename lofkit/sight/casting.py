@@ -23,8 +23,7 @@ from lofkit.sight.tolerances import END_TRIM
 
 LEARN_EVERY = 8
 """One stride-10 segment in LEARN_EVERY is cast with a first-hit query, whose face says what blocked it; the others
-with the cheaper occlusion query. An eighth of the segments ranks a pair's parts about as well as all of them
-(table-c's matrix cast 4.13 M segments learning from every 4th, 4.17 M from every 16th)."""
+with the cheaper occlusion query. An eighth of the segments ranks a pair's parts about as well as all of them."""
 
 Progress = Callable[..., None]
 """`progress(cast, tested=0)`: segments a search cast (ray back-end), and segments it settled by compiled tests."""

@@ -86,9 +86,8 @@ def central_order(cols: int, lines: int) -> np.ndarray:
 def spread_order(cols: int, lines: int) -> np.ndarray:
     """Flat indices of the blocks of a template with cols x lines of them: the middle one first (as `central_order`),
     then in Morton order of their bit-reversed column and line, so that blocks in turn lie far apart and one
-    obstacle (a bar, a window's edge) does not block one after another. On table-c's heatmap, when only whether a
-    pair sees matters, the fine pass cast 5% fewer segments so than centre-most first, for 1-7% less time (side by
-    side, within the noise)."""
+    obstacle (a bar, a window's edge) does not block one after another: when only whether a pair sees matters, a
+    clear block is found sooner so than centre-most first."""
     bits = max(cols, lines, 2).bit_length()
     across, up = np.meshgrid(np.arange(cols), np.arange(lines), indexing="ij")
     key = np.zeros(across.shape, dtype=np.int64)
@@ -106,19 +105,19 @@ def search_start(candidates: np.ndarray) -> np.ndarray:
     return np.where(candidates.any(axis=(1, 2)), 0, candidates.shape[1] * candidates.shape[2])
 
 
-def pick_blocks(candidates: np.ndarray, cursor: np.ndarray, pair: np.ndarray, done: np.ndarray, most: int,
-                order: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Rows with a candidate block (`candidates` (n, c, r)) whose pair is not `done`, at most `most` per pair (the
-    first ones), and each one's first candidate in `order` (flat block indices: `central_order` picks the
-    `central_blocks`): (rows, their columns, their lines). `cursor` (n,), from `search_start` at first, keeps where
-    each row's search got to: blocks may only stop being candidates between calls. A batch's last open rows, no
-    more than `most` in all, take their next candidates too, up to `most` blocks a pair (a row may come more than
-    once): each round costs about as much in Python whatever it casts, and without them the tail of a batch took
-    half its rounds for a few blocks each (table-c's heatmap, viewers every 4": 11,907 rounds -> 6,246 for 2% more
-    segments)."""
+def pick_blocks(candidates: np.ndarray, cursor: np.ndarray, pair: np.ndarray, has_witness: np.ndarray,
+                most: int, order: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rows with a candidate block (`candidates` (n, c, r)) whose pair has no witness yet (`has_witness`), at most
+    `most` per pair (the first ones), and each one's first candidate in `order` (flat block indices:
+    `central_order` picks the `central_blocks`): (rows, their columns, their lines). `cursor` (n,), from
+    `search_start` at first, keeps where each row's search got to: blocks may only stop being candidates between
+    calls. A batch's last open rows, no more than `most` in all, take their next candidates too, up to `most` blocks
+    a pair (a row may come more than once): each round costs about as much in Python whatever it casts, so a batch's
+    tail should not spend a round on a few blocks."""
     n = max(len(candidates), most * most)  # a block a row; or, in a batch's tail, up to `most` for each of `most` pairs
     picked, cols, lines = (np.empty(n, dtype=np.int64) for _ in range(3))
-    found = fine_pass_kernels.pick_blocks(candidates=candidates, cursor=cursor, order=order, pair=pair, done=done,
-                                          most=most, taken=np.zeros(len(done), dtype=np.int64), picked=picked,
+    found = fine_pass_kernels.pick_blocks(candidates=candidates, cursor=cursor, order=order, pair=pair,
+                                          has_witness=has_witness, most=most,
+                                          taken=np.zeros(len(has_witness), dtype=np.int64), picked=picked,
                                           cols=cols, lines=lines)
     return picked[:found], cols[:found], lines[:found]

@@ -106,8 +106,8 @@ def block_points(candidates, wide, high, rows, cols, lines, out) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def pick_blocks(candidates, cursor, order, pair, done, most, taken, picked, cols, lines) -> int:
-    """Rows with a candidate block whose pair is not `done`, at most `most` per pair (the first ones), and each
+def pick_blocks(candidates, cursor, order, pair, has_witness, most, taken, picked, cols, lines) -> int:
+    """Rows with a candidate block whose pair has no witness yet, at most `most` per pair (the first ones), and each
     one's candidate first in `order` (flat block indices, e.g. nearest the template's middle first): picked[k], at
     cols[k], lines[k]; returns how many. Blocks only stop being candidates, so each row's search starts where its
     last one ended, at order[cursor[r]] (len(order): it has none left). When no more than `most` rows are picked
@@ -117,7 +117,7 @@ def pick_blocks(candidates, cursor, order, pair, done, most, taken, picked, cols
     flat = candidates.reshape((candidates.shape[0], candidates.shape[1] * blocks_l))  # C-contiguous: no copy
     found = 0
     for r in range(candidates.shape[0]):
-        if done[pair[r]] or taken[pair[r]] >= most:
+        if has_witness[pair[r]] or taken[pair[r]] >= most:
             continue
         while cursor[r] < order.shape[0]:
             at = order[cursor[r]]

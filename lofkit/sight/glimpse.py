@@ -31,7 +31,7 @@ def seen_pairs(world, pairs: Sequence[tuple[int, int]], progress: Progress | Non
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     unique, back = np.unique(np.sort(pairs, axis=1), axis=0, return_inverse=True)
     search, _ = run_search(world, unique, progress, witnesses=False)
-    return search.findings.done[back.reshape(-1)]
+    return search.findings.has_witness[back.reshape(-1)]
 
 
 def glimpse(world, pairs: Sequence[tuple[int, int]], progress: Progress | None = None) -> np.ndarray:

@@ -38,9 +38,8 @@ WINDOW_FOUND = 3.5
 and one more cell: 3.47-3.50 mm; tests/test_lof.py)."""
 COARSE_STRIDES = (10, 5)
 """Lattice strides sampled before the fine checks (`Lattice.strided`): a block spans at least 9 cells, so 10 lattice
-points, and holds a point of every 10th column and line, and 2 x 2 points of every 5th. (Strides 9 and 3 from the
-lattice's corner cast 21% more segments on table-c's heatmap and 16% more on table-b's: 9 x 13 points of an S2
-template at the first stride, against 8 x 12 for 10 from the corner and 7 x 11 for 10 from the block's edge.)"""
+points, and holds a point of every 10th column and line, and 2 x 2 points of every 5th: the fewest points that
+still test every block."""
 
 
 @dataclass(frozen=True)
@@ -172,8 +171,7 @@ def dense_tiles(radius: float, height: float, spacing: float = EYE_SPACING) -> t
     for every segment from a tile's corners is one for its whole convex hull (the lemma of
     `hidden.parts_crossing_every_segment`), so the eyes between two others of a tile are left out of its corners: on the
     side, those between the lowest and the highest of their arc; on top, those between two neighbours across or
-    along (5.3 eyes a tile instead of 7.6 for an S2; side by side, the heatmaps took 10% less time on table-b and
-    3.5% less on table-c, whose time goes less into tiles)."""
+    along (fewer corners, fewer segments to prove)."""
     eyes, tile, corner = _dense(radius, height, spacing)
     kept = np.flatnonzero(corner)
     order = kept[np.argsort(tile[kept], kind="stable")]
@@ -216,9 +214,7 @@ def _dense(radius: float, height: float, spacing: float) -> tuple[np.ndarray, np
 def _farthest_first(eyes: np.ndarray) -> np.ndarray:
     """An order of `eyes` (k, 3) in which each comes as far as it can from all before it, from the top of the front
     edge on: a view through an opening is open to a patch of neighbouring eyes, which this order reaches early
-    wherever it lies, so a pair that sees is settled before most of its eyes are searched (in a sample of table-c's
-    pairs that only dense eyes see, 10% of their eye rows instead of 41% by arc and level in turn; its heatmap with
-    viewers every 4" cast 11.4 M segments instead of 12.4 M)."""
+    wherever it lies, so a pair that sees is settled before most of its eyes are searched."""
     order = [int(np.argmax(eyes[:, 0] + eyes[:, 2]))]
     gap = np.linalg.norm(eyes - eyes[order[0]], axis=1)
     for _ in range(len(eyes) - 1):

@@ -15,9 +15,8 @@ from lofkit.sight.hidden import Candidates
 
 LINE_PARTS = 64
 """Parts on the line between a pair's two volumes' middles that it keeps, the largest first, since a larger part hides
-more of the views around that line (side by side, table-c's heatmap ran 1-2% faster than with the lowest-numbered
-first: about the noise). The first `LEARNED_PARTS` are its first candidates, and all of them may hide tiles of its
-dense eyes (`hidden.hidden_eye_tiles`)."""
+more of the views around that line. The first `LEARNED_PARTS` are its first candidates, and all of them may hide
+tiles of its dense eyes (`hidden.hidden_eye_tiles`)."""
 LEARNED_PARTS = 16
 """Convex parts each pair remembers (first those on the line between the two volumes, then those that blocked its
 stride-10 segments), as candidates for its next eyes."""
@@ -47,7 +46,7 @@ def each_once(parts: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _each_once(parts, last_row, out) -> None:
-    """`each_once` compiled (numpy took 1-2% of table-c's heatmap): `last_row[p]`, the last row that kept part p."""
+    """`each_once` compiled: `last_row[p]`, the last row that kept part p."""
     for r in range(parts.shape[0]):
         kept = 0
         for k in range(parts.shape[1]):
@@ -62,8 +61,7 @@ def _each_once(parts, last_row, out) -> None:
 class LearnedParts:
     """Per pair (rows of `pairs`, (n, 2)), up to `LEARNED_PARTS` convex part indices (-1: none), the parts that
     blocked most first, then those it had before. Both directions share them: sight is mutual, and the segments
-    either way cross the same space between the two volumes (with cells every 4", table-c's heatmap cast 8% fewer
-    segments and table-b's 12% than with a list per direction). A pair starts out with the largest parts (by
+    either way cross the same space between the two volumes. A pair starts out with the largest parts (by
     `sizes`, per part) on the line between its two volumes' middles (`line`: `hidden.line_candidates` of
     `pairs`), before any segment is cast: a larger part hides more of the segments around that line."""
 

@@ -60,14 +60,11 @@ __all__ = ["PairSearch", "run_search", "sight", "sight_between"]
 
 BATCH_POINTS = 32_000_000
 """Lattice points held at once (rows x lattice size) in a pass: fewer, larger batches spend less time in Python per
-row (on table-c's heatmap, 32 M instead of 8 M cast ~7% more segments, as pairs learn less between batches, but
-took ~10% less time; 96 M was slower again)."""
+row, though pairs learn less between them."""
 EYE_PASSES = (lead_eye, other_key_eyes, dense_eyes)
 """Eyes tried in turn: one eye settles most clear views; the rest are for the hard cases. Key eyes go one way, then
 the other; dense eyes both ways in one pass, so that a pair that only the second way sees is not first searched to
-the end the first way. Real terrain's openings make such views common: of the pairs that only dense eyes see, the
-first way saw 96 of 219 on table-c, 84 of 101 on table-b; side by side, the heatmaps took 3% less time on table-c
-(4.4% fewer segments) and 2.5% more on table-b, whose second way's coarse pass is mostly spent for nothing."""
+the end the first way (real terrain's openings make such views common)."""
 ROWS_PER_PAIR = 8
 """Eyes of one pair whose candidate blocks are checked in one round of the fine pass; in a batch's last rounds,
 blocks of one pair (`fine_pass.pick_blocks`)."""
@@ -75,23 +72,23 @@ blocks of one pair (`fine_pass.pick_blocks`)."""
 
 class Findings:
     """The witness each pair found first (`found`, kept only when `witnesses` are wanted), and which pairs have one
-    (`done`)."""
+    (`has_witness`)."""
 
     def __init__(self, world, count: int, witnesses: bool = True):
         self.world = world
         self.witnesses = witnesses
         self.found: dict[int, Witness] = {}
-        self.done = np.zeros(count, dtype=bool)
+        self.has_witness = np.zeros(count, dtype=bool)
 
     def open_pairs(self, pair_ids: np.ndarray) -> np.ndarray:
-        return pair_ids[~self.done[pair_ids]]
+        return pair_ids[~self.has_witness[pair_ids]]
 
     def record(self, views: Views, rows: np.ndarray, cols: np.ndarray, lines: np.ndarray) -> None:
         """Row rows[k] sees the block whose lower-left lattice point is (cols[k], lines[k]): the witness of its pair,
         if the pair's first."""
         pairs, first = np.unique(views.rows.pair[rows], return_index=True)
-        new = ~self.done[pairs]
-        self.done[pairs[new]] = True
+        new = ~self.has_witness[pairs]
+        self.has_witness[pairs[new]] = True
         if self.witnesses:
             for k in first[new].tolist():
                 self.found[int(views.rows.pair[rows[k]])] = witness_at(self.world, views, int(rows[k]),
@@ -126,7 +123,7 @@ class PairSearch:
             per_batch = max(1, BATCH_POINTS // ((cells[0] + 1) * (cells[1] + 1)))
             for start in range(0, len(same), per_batch):
                 chunk = rows.take(same[start : start + per_batch])
-                chunk = chunk.take(~self.findings.done[chunk.pair])
+                chunk = chunk.take(~self.findings.has_witness[chunk.pair])
                 if len(chunk.pair):
                     self._look_at(lattice, chunk, centre_first)
 
@@ -163,7 +160,7 @@ class PairSearch:
         marks = []
         if centre_first:
             block_cols, block_lines, centre, cast = self._centre_block(views, proved)
-            still = ~self.findings.done[views.rows.pair]
+            still = ~self.findings.has_witness[views.rows.pair]
             keep = np.flatnonzero(still)
             views, proved, coarse, centre, cast = (views.take(keep), proved[keep], coarse[keep], centre[keep],
                                                    cast[keep])
@@ -191,7 +188,8 @@ class PairSearch:
         cursor = search_start(candidates)
         cross = block_cross(views.lattice.block)
         while True:
-            pick, c0, r0 = pick_blocks(candidates, cursor, views.rows.pair, self.findings.done, ROWS_PER_PAIR, order)
+            pick, c0, r0 = pick_blocks(candidates, cursor, views.rows.pair, self.findings.has_witness,
+                                       ROWS_PER_PAIR, order)
             if len(pick) == 0:
                 return
             cols, lines = c0[:, None] + np.arange(bw + 1), r0[:, None] + np.arange(bh + 1)
