@@ -38,7 +38,7 @@ def test_a_scan_is_imported_beside_itself_with_warnings_then_reopened(tmp_path):
 def test_what_cannot_be_opened_is_refused_with_its_name(tmp_path):
     with pytest.raises(LofkitError, match="holding no scene.yaml"):
         lofkit.load(tmp_path)
-    with pytest.raises(LofkitError, match="--mesh-cache is for a Tabletop Simulator save"):
+    with pytest.raises(LofkitError, match="mesh_cache is for a Tabletop Simulator save"):
         lofkit.load(REPO / "examples" / "quickstart.yaml", mesh_cache=tmp_path)
     bad = tmp_path / "bad.yaml"
     bad.write_text("lofkit: 1\ntroopers: [{id: a}]\n")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lofkit.errors import LofkitError, SceneError
-from lofkit.exchange.messages import Message
+from lofkit.exchange.messages import Message, SettingError
 from lofkit.geometry.world import World
 from lofkit.scene.loading import load_scene, relocated, scene_from_data
 from lofkit.scene.model import Scene
@@ -129,9 +129,9 @@ def open_table(source: str | Path | None, mesh_cache: str | Path | None = None,
     path = Path(source) if source is not None else None
     is_save = path is not None and path.suffix.lower() == ".json" and is_tts_save(path)
     if mesh_cache is not None and not is_save:
-        raise LofkitError("--mesh-cache is for a Tabletop Simulator save: give the save (.json) to open"
-                          + (f"; {source} is a {'scan' if is_scan(path) else 'scene'}, so leave --mesh-cache out"
-                             if path is not None else ""))
+        raise SettingError("{mesh_cache} is for a Tabletop Simulator save: give the save (.json) to open"
+                           + ("; {source} is a {kind}, so leave {mesh_cache} out" if path is not None else ""),
+                           source=source, kind="scan" if path is not None and is_scan(path) else "scene")
     if path is None:
         return Opened(scene_from_data({"lofkit": 1}), Path.cwd(), "empty")  # the default table is 48" x 48"
     if is_save:
