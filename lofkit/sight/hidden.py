@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lofkit.sight.kernels import all_cross, hidden_tiles
+from lofkit.sight.kernels import all_cross, first_crossing, hidden_tiles
 from lofkit.sight.segments import Segments, cylinder_entry
 from lofkit.sight.tolerances import END_TRIM
 
@@ -97,11 +97,12 @@ def parts_crossing_every_segment(world, starts: np.ndarray, ends: np.ndarray,
         else:
             low, high = np.searchsorted(candidates[0], [first, first + PROOF_PAIRS])
             row, part = candidates[0][low:high] - first, candidates[1][low:high]
-        for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b]), (a, b)):
+        for tried_a, tried_b in (middles, (a[:, few_a], b[:, few_b])):
             covering = _all_through(tried_a, tried_b, row, parts, part)
             row, part = row[covering], part[covering]
-        keep = np.unique(row, return_index=True)[1]
-        found[first + row[keep]] = part[keep]
+        first_crossing(starts=np.ascontiguousarray(a, dtype=float), ends=np.ascontiguousarray(b, dtype=float),
+                       rows=row, which=part, normals=parts.normals, offsets=parts.offsets, faces=parts.faces,
+                       found=found[first : first + PROOF_PAIRS])
     return found
 
 

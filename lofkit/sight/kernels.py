@@ -93,6 +93,16 @@ def all_cross(starts, ends, rows, which, normals, offsets, faces, out) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
+def first_crossing(starts, ends, rows, which, normals, offsets, faces, found) -> None:
+    """found[r] = the first which[c] with rows[c] == r that every segment from a point of starts[r] (a, 3) to a point
+    of ends[r] (b, 3) crosses (as `all_cross`); a row already found (found[r] >= 0) tries no more of its parts."""
+    for c in range(which.shape[0]):
+        r, p = rows[c], which[c]
+        if found[r] < 0 and _covers(starts[r], ends[r], normals[p], offsets[p], faces[p]):
+            found[r] = p
+
+
+@numba.njit(cache=True, nogil=True)
 def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
     """Fill `hull` (12, 3) with points whose convex hull holds every template that one of `eyes` (e, 3) looks at:
     `half_width` either side of the vertical axis through `centre` (2,), from height `low` to `high`, turned to
