@@ -190,8 +190,9 @@ class Comparison:
     missed: tuple[str, ...]
     invented: tuple[str, ...]
     wrong_size: tuple[str, ...]
-    pairs: int
-    agreeing: int
+    pairs: int = 0
+    """Pairs whose verdicts were compared (none when `compare` was asked for the proposals only)."""
+    agreeing: int = 0
 
     @property
     def agreement(self) -> float:
@@ -246,8 +247,9 @@ def true_troopers_on(source: World, imported_path: Path, turn: int) -> World:
     return World.from_scene(scene_from_data(data, source=imported_path))
 
 
-def compare(source: World, imported_path: Path) -> Comparison:
-    """The scene imported at `imported_path` against `source`, the scene its scan was made of."""
+def compare(source: World, imported_path: Path, verdicts: bool = True) -> Comparison:
+    """The scene imported at `imported_path` against `source`, the scene its scan was made of: its proposals, and
+    (when `verdicts`) the LoF verdicts of every pair of the true troopers standing on the imported terrain."""
     from lofkit import load_scene, matrix
 
     imported = load_scene(imported_path)
@@ -263,15 +265,16 @@ def compare(source: World, imported_path: Path) -> Comparison:
     pairs = _matches(truth, volumes.z, found, found_z)
     ids = volumes.ids
     wrong = tuple(ids[i] for i, j in pairs.items() if abs(proposals[j].size[0] - 2 * volumes.radius[i]) > 0.5)
-    on_scan = true_troopers_on(source, imported_path, turn)
-    truth_verdicts = matrix(source, evidence=False).verdicts
-    scan_verdicts = matrix(on_scan, evidence=False).verdicts
-    agreeing = sum(a.lof == b.lof for a, b in zip(truth_verdicts, scan_verdicts))
+    compared, agreeing = 0, 0
+    if verdicts:
+        truth_verdicts = matrix(source, evidence=False).verdicts
+        scan_verdicts = matrix(true_troopers_on(source, imported_path, turn), evidence=False).verdicts
+        compared, agreeing = len(truth_verdicts), sum(a.lof == b.lof for a, b in zip(truth_verdicts, scan_verdicts))
     return Comparison(turn, {ids[i]: proposals[j].id for i, j in pairs.items()},
                       {ids[i]: float(np.linalg.norm(truth[i] - found[j])) for i, j in pairs.items()},
                       tuple(ids[i] for i in range(len(ids)) if i not in pairs),
                       tuple(proposals[j].id for j in range(len(proposals)) if j not in pairs.values()),
-                      wrong, len(truth_verdicts), agreeing)
+                      wrong, compared, agreeing)
 
 
 MODELS = Path(__file__).resolve().parent.parent / "terrain_models"
