@@ -4,8 +4,9 @@ from the rule alone, for the sight search (`lofkit.sight`) to be tested against.
 It shares no code with the search: the eyes, the templates, their lattices and blocks, and the test of other
 troopers' volumes are all worked out here, in plain loops. Of lofkit it uses only the world's data (the troopers'
 volumes, the terrain pieces) and its ray scene of blocking terrain (`world.blocking_rays`, the ray back-end);
-`tests/test_structure.py` checks that it imports nothing of `lofkit.sight`. It is slow on purpose: each eye of the
-looker, both ways, against every lattice point of the other's template, until some block is clear.
+`tests/test_structure.py` checks that it imports nothing of `lofkit.sight`. It is simple, not fast: each eye of the
+looker, both ways, against every lattice point of the other's template (after a look at a sparse grid of them that
+every block holds a point of, `first_seen_square`), until some block is clear.
 
 The rule, as docs/rules.md words it ("Line of Fire" and "The 3 x 3 mm precision contract"), and how it is sampled:
 - Sight: a point E in one trooper's volume and a 3 x 3 mm square Q on the other's silhouette template such that
@@ -98,7 +99,11 @@ def sight_brute_force(world, pairs: Sequence[tuple[int, int]]) -> dict[tuple[int
 
 def first_seen_square(world, looker: int, target: int) -> SeenSquare | None:
     """The first eye of `looker` (key eyes, then dense ones) that sees a block of `target`'s template, and the first
-    such block (by column, then line), as a seen square; None when no eye sees any."""
+    such block (by column, then line), as a seen square; None when no eye sees any.
+
+    An eye is passed over when the segments to its sentinels, the lattice points whose column and line are multiples
+    of the block's span plus one, are all obstructed: a block spans that many consecutive columns and lines, so one
+    of each is a multiple of it, and every block holds a sentinel."""
     v = world.troopers
     width, height = 2 * float(v.radius[target]), float(v.height[target])
     lattice = template_lattice(width, height)
@@ -112,6 +117,9 @@ def first_seen_square(world, looker: int, target: int) -> SeenSquare | None:
             continue
         axis = template_axis(world, looker, target, eye)
         points = lattice_points(world, target, axis, cells, spacing)  # (columns, lines, 3)
+        sentinels = points[:: block[0] + 1, :: block[1] + 1]
+        if obstructed(world, looker, target, eye, sentinels.reshape(-1, 3)).all():
+            continue  # every block holds a sentinel: none is clear
         blocked = obstructed(world, looker, target, eye, points.reshape(-1, 3)).reshape(points.shape[:2])
         if blocked.all():
             continue
