@@ -1,5 +1,5 @@
-"""The workbench's page (NiceGUI), over one `Session`: the table from above (`topview`) and in 3D (`view3d`), a
-verdict panel, and forms to change the table.
+"""The workbench's page (NiceGUI), over one `Session`: the table from above (`topview`) and in 3D (`view3d`, in a
+fold drawn only while open), a verdict panel, and forms to change the table.
 
 - Tap a trooper: rings mark who has LoF to it and from it, and its front arc shows; tap another: the verdict
   between them, its evidence drawn (the line from the eye to the seen square, or what blocks, outlined) and the
@@ -31,7 +31,7 @@ from lofkit.workbench.proposals import Proposals
 from lofkit.workbench.session import Refused, Session, unused_id
 from lofkit.workbench.terrain_tools import TerrainTools
 from lofkit.workbench.topview import Marks, reactions_by_trooper, top_view, who_sees
-from lofkit.workbench.view3d import TERRAIN_URL, camera_over, draw_troopers, terrain_glb
+from lofkit.workbench.view3d import TERRAIN_URL, View3D, terrain_glb
 
 DRAG_MM = 3.0
 """A press and release on a trooper farther apart than this is a move; closer, it is a tap."""
@@ -82,7 +82,6 @@ class Workbench:
         self.marks = Marks()
         self.mode = "select"
         self.pressed: dict = {}
-        self.terrain_shown = None
         self.rings: tuple[str, int, dict] | None = None
         """Who sees whom around one trooper at one version: (trooper, version, rings), once worked out."""
         self.rings_asked: tuple[str, int] | None = None
@@ -105,7 +104,7 @@ class Workbench:
                 self.ruling_link = ui.link("", "#", new_tab=True).props("data-ruling")
                 self.ruling_link.set_visibility(False)
                 self._forms()
-        self._view3d()
+        self.view3d = View3D(session, self.marks)
         self.top.on("svg:pointerdown", self._down)
         self.top.on("svg:pointerup", self._up)
         self.refresh()
@@ -136,13 +135,6 @@ class Workbench:
             name = ui.input("File name", value=f"{stem}-workbench.yaml").props("data-field=save-name")
             force = ui.checkbox("Replace the file if it exists").props("data-field=save-force")
             ui.button("Save", on_click=lambda: self.save(name.value, force.value)).props("data-action=save-file")
-
-    def _view3d(self) -> None:
-        with ui.expansion("3D view", value=True).classes("w-full max-w-[1280px]"):
-            camera = ui.scene.perspective_camera(fov=45, near=5, far=20000)
-            self.view = ui.scene(width=800, height=420, grid=False, camera=camera, background_color="#f4f4f0") \
-                .classes("w-full").style("height: 420px").props("data-view=3d")
-            self.view.move_camera(**camera_over(self.session.world))
 
     def _forms(self) -> None:
         with ui.tabs().classes("w-full") as tabs:
@@ -194,12 +186,7 @@ class Workbench:
         self.shown_version = self.session.version
         self.terrain.show(marks.piece)
         self.proposals.show()
-        if self.terrain_shown is not world.pieces:
-            self.terrain_shown = world.pieces
-            self.view.delete_objects(lambda thing: thing.name == "terrain")
-            with self.view:
-                self.view.gltf(f"{TERRAIN_URL}?v={self.session.version}").with_name("terrain")
-        draw_troopers(self.view, world, marks)
+        self.view3d.draw()
 
     def _rings_of(self, trooper_id: str) -> dict | None:
         """The rings around `trooper_id` if this version's are known; else None, and they are asked for."""
@@ -275,7 +262,7 @@ class Workbench:
             return  # the page has moved on
         self.marks.ruling = answer
         self.top.content = top_view(self.session.world, self.marks)
-        draw_troopers(self.view, self.session.world, self.marks)
+        self.view3d.draw()
         self.verdict.text = answer["reason"]
         self.verdict.props(f'data-verdict={"lof" if answer["lof"] else "no-lof"}')
         self.details.text = (f"distance {answer['distance_mm']:.1f} mm ({answer['distance_in']:.2f}\"), range band "

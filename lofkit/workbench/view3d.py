@@ -1,18 +1,23 @@
-"""The workbench's 3D view (NiceGUI's three.js scene, z up, table millimetres): the terrain as one glTF binary
-served by the workbench (`terrain_glb`), each trooper as its volume cylinder in its side's colour with a tick
-towards its facing; the selected troopers are lifted out by a ring on the table, and a ruling's witness is drawn
-from the eye to the seen square. A trooper found in a scan or photo and not confirmed (`proposed`) is see-through,
-with a "?" over it (named `lofkit:proposed:ID`)."""
+"""The workbench's 3D view (NiceGUI's three.js scene, z up, table millimetres), in a fold drawn only while open
+(`View3D`): the terrain as one glTF binary served by the workbench (`terrain_glb`), each trooper as its volume
+cylinder in its side's colour with a tick towards its facing; the selected troopers are lifted out by a ring on the
+table, and a ruling's witness is drawn from the eye to the seen square. A trooper found in a scan or photo and not
+confirmed (`proposed`) is see-through, with a "?" over it (named `lofkit:proposed:ID`)."""
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import trimesh
+from nicegui import ui
 
 from lofkit.exchange.gltf import table_nodes
 from lofkit.scene.palette import NEUTRAL_COLOUR, side_colour
 from lofkit.workbench.topview import MARK, Marks, _sides
+
+if TYPE_CHECKING:
+    from lofkit.workbench.session import Session
 
 TERRAIN_URL = "/workbench/terrain.glb"
 """Where the page finds the terrain's glTF (`?v=` names the terrain, so a browser never shows a stale one)."""
@@ -67,3 +72,43 @@ def draw_troopers(view, world, marks: Marks) -> None:
         if marks.ruling and marks.ruling["witness"]:
             witness = marks.ruling["witness"]
             view.line(witness["eye"], witness["patch_centre"]).material("#15a34a").with_name("lofkit:witness")
+
+
+class View3D:
+    """The 3D view in a fold, closed at first: three.js draws its scene 20 times a second, which keeps a core busy in
+    a browser without a GPU, so the fold holds a scene only while it is open."""
+
+    def __init__(self, session: Session, marks: Marks):
+        self.session, self.marks = session, marks
+        self.scene: ui.scene | None = None
+        self.terrain_shown = None
+        with ui.expansion("3D view", on_value_change=lambda event: self.open(event.value)).classes(
+                "w-full max-w-[1280px]").props("data-fold=3d") as self.fold:
+            self.holder = ui.column().classes("w-full")
+
+    def open(self, shown: bool) -> None:
+        """Make the scene and draw it (`shown`), or drop it."""
+        if shown and self.scene is None:
+            with self.holder:
+                camera = ui.scene.perspective_camera(fov=45, near=5, far=20000)
+                self.scene = ui.scene(width=800, height=420, grid=False, camera=camera,
+                                      background_color="#f4f4f0").classes("w-full").style("height: 420px") \
+                    .props("data-view=3d")
+            self.scene.move_camera(**camera_over(self.session.world))
+            self.terrain_shown = None
+            self.draw()
+        elif not shown and self.scene is not None:
+            self.scene.delete()
+            self.scene = None
+
+    def draw(self) -> None:
+        """Draw the session's table with the page's marks, when open: the terrain when it changed, the troopers."""
+        if self.scene is None:
+            return
+        world = self.session.world
+        if self.terrain_shown is not world.pieces:
+            self.terrain_shown = world.pieces
+            self.scene.delete_objects(lambda thing: thing.name == "terrain")
+            with self.scene:
+                self.scene.gltf(f"{TERRAIN_URL}?v={self.session.version}").with_name("terrain")
+        draw_troopers(self.scene, world, self.marks)
