@@ -264,7 +264,9 @@ def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape
         return np.zeros(shape, dtype=bool)
     firsts = np.column_stack(np.unravel_index(first_voxels(labels.ravel(), count)[candidates], shape))
     centres = origin + (firsts + 0.5) * pitch
-    return np.isin(labels, candidates[inside_closed(triangles, centres)])
+    kept = np.zeros(count + 1, dtype=bool)
+    kept[candidates[inside_closed(triangles, centres)]] = True
+    return kept[labels]
 
 
 def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
@@ -312,14 +314,15 @@ def lower_to_the_bottom(boxes: np.ndarray, cells: np.ndarray, triangles: np.ndar
 
 
 def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What `voxels.grow_boxes` takes: the summed-volume table of `inside`, its voxels deepest first (chessboard
-    distance to the outside), and no voxel claimed yet."""
+    """What `voxels.grow_boxes` takes: the summed-volume table of `inside`, its voxels (flat indices) deepest first
+    (chessboard distance to the outside; in index order among equals), and no voxel claimed yet."""
     table = np.zeros(tuple(n + 1 for n in inside.shape), dtype=np.int32)
     table[1:, 1:, 1:] = inside.cumsum(0, dtype=np.int32).cumsum(1).cumsum(2)
     depth = ndimage.distance_transform_cdt(inside, metric="chessboard") if inside.any() else np.zeros(inside.shape)
     where = np.flatnonzero(inside)
-    seeds = np.column_stack(np.unravel_index(where[np.argsort(-depth.ravel()[where], kind="stable")], inside.shape))
-    return table, seeds.astype(np.int64), np.zeros(inside.shape, dtype=bool)
+    # a depth is at most half the grid's smallest side (< GRID_LIMIT ** (1 / 3)): 16-bit keys, sorted by radix
+    order = np.argsort(-depth.ravel()[where].astype(np.int16), kind="stable")
+    return table, where[order], np.zeros(inside.shape, dtype=bool)
 
 
 def through_holes(rims: tuple[np.ndarray, ...], origin: np.ndarray, pitch: float,

@@ -118,11 +118,12 @@ def _count(table: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> int:
 @numba.njit(cache=True)
 def grow_boxes(table: np.ndarray, seeds: np.ndarray, claimed: np.ndarray, max_boxes: int,
                min_voxels: int) -> np.ndarray:
-    """Boxes [lo, hi) of voxels all in a set (its summed-volume `table`, shape + 1): from each seed (k, 3), in
-    order, that no earlier box holds, grow a box one layer at a time on each of its six sides in turn while the
-    layer lies in the set. Boxes may overlap; those under `min_voxels` are dropped (their voxels stay claimed).
-    Marks `claimed`; returns (b, 6) int64: lo, hi."""
+    """Boxes [lo, hi) of voxels all in a set (its summed-volume `table`, shape + 1): from each seed (k,), a flat
+    index into `claimed`, in order, that no earlier box holds, grow a box one layer at a time on each of its six
+    sides in turn while the layer lies in the set. Boxes may overlap; those under `min_voxels` are dropped (their
+    voxels stay claimed). Marks `claimed`; returns (b, 6) int64: lo, hi."""
     shape = np.array(claimed.shape)
+    plane = shape[1] * shape[2]
     boxes = np.empty((max_boxes, 6), dtype=np.int64)
     found = 0
     lo = np.empty(3, dtype=np.int64)
@@ -132,11 +133,11 @@ def grow_boxes(table: np.ndarray, seeds: np.ndarray, claimed: np.ndarray, max_bo
     for s in range(len(seeds)):
         if found == max_boxes:
             break
-        i, j, k = seeds[s]
+        i, j, k = seeds[s] // plane, seeds[s] % plane // shape[2], seeds[s] % shape[2]
         if claimed[i, j, k]:
             continue
-        lo[:] = seeds[s]
-        hi[:] = seeds[s] + 1
+        lo[0], lo[1], lo[2] = i, j, k
+        hi[0], hi[1], hi[2] = i + 1, j + 1, k + 1
         grew = True
         while grew:
             grew = False
