@@ -76,10 +76,30 @@ def boxes_clear(triangles: np.ndarray, boxes: np.ndarray, clear: np.ndarray) -> 
                 break
 
 
+@numba.njit(cache=True, inline="always")
+def _plane_span(tri: np.ndarray, centre: np.ndarray, e: np.ndarray, bottom: float, pitch: float, first: int,
+                last: int) -> tuple[int, int]:
+    """The voxels first..last of the column at centre[:2] (its lowest voxel's floor at `bottom`) narrowed to those
+    that may pass `_meets`'s test on the triangle's normal, with one voxel to spare each way for rounding: a voxel
+    whose centre lies farther from the plane than the box's reach along the normal is apart from the triangle."""
+    u0, u1, u2 = tri[1, 0] - tri[0, 0], tri[1, 1] - tri[0, 1], tri[1, 2] - tri[0, 2]
+    v0, v1, v2 = tri[2, 0] - tri[1, 0], tri[2, 1] - tri[1, 1], tri[2, 2] - tri[1, 2]
+    n0, n1, n2 = u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0
+    if abs(n2) <= 1e-6 * (abs(n0) + abs(n1) + abs(n2)):  # a steep plane: every voxel of the column may meet it
+        return first, last
+    reach = e[0] * abs(n0) + e[1] * abs(n1) + e[2] * abs(n2)
+    level = n0 * (tri[0, 0] - centre[0]) + n1 * (tri[0, 1] - centre[1]) + n2 * tri[0, 2]  # n . x = level at the plane
+    z0, z1 = (level - reach) / n2, (level + reach) / n2
+    low = (min(z0, z1) - bottom) / pitch - 0.5  # centres (k + 0.5) pitch above `bottom` within [z0, z1]
+    high = (max(z0, z1) - bottom) / pitch - 0.5
+    return int(max(first, math.floor(max(low, first - 2.0)) - 1)), int(min(last, math.floor(min(high, last + 2.0)) + 1))
+
+
 @numba.njit(cache=True)
 def surface_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, surface: np.ndarray) -> None:
     """Mark in `surface` (nx, ny, nz) every voxel [origin + i * pitch, origin + (i + 1) * pitch] that one of
-    `triangles` (t, 3, 3) meets."""
+    `triangles` (t, 3, 3) meets. Along each column of its bounding box, only the voxels near the triangle's plane
+    (`_plane_span`) are tested."""
     e = np.full(3, 0.5 * pitch * (1.0 + _GROW))
     shape = surface.shape
     lo = np.empty(3, dtype=np.int64)
@@ -97,7 +117,8 @@ def surface_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, surf
             centre[0] = origin[0] + (i + 0.5) * pitch
             for j in range(lo[1], hi[1] + 1):
                 centre[1] = origin[1] + (j + 0.5) * pitch
-                for k in range(lo[2], hi[2] + 1):
+                first, last = _plane_span(tri, centre, e, origin[2], pitch, lo[2], hi[2])
+                for k in range(first, last + 1):
                     if surface[i, j, k]:
                         continue
                     centre[2] = origin[2] + (k + 0.5) * pitch

@@ -1,0 +1,55 @@
+"""`voxels.surface_voxels` marks every voxel a triangle meets: each voxel holding a point of the triangle (sampled
+densely), and, voxel for voxel, those the separating-axis test passes when every voxel of the triangle's bounding
+box is tried (what its narrowing to the voxels near the triangle's plane must not change)."""
+
+import numpy as np
+import pytest
+
+from lofkit.geometry.voxels import _meets, surface_voxels
+
+PITCH = 1.0
+SHAPE = (14, 14, 14)
+ORIGIN = np.zeros(3)
+
+
+def _triangles() -> list[np.ndarray]:
+    """Triangles of every lean, from flat to upright, some along the grid's lines, some thin, inside the grid."""
+    rng = np.random.default_rng(7)
+    made = [np.array([[2.0, 2.0, 5.0], [11.0, 3.0, 5.0], [4.0, 12.0, 5.0]]),  # flat, on no voxel face
+            np.array([[2.0, 2.0, 6.0], [11.0, 2.0, 6.0], [2.0, 12.0, 6.0]]),  # flat, on voxel faces
+            np.array([[3.0, 5.0, 1.5], [3.0, 9.0, 12.0], [3.0, 12.0, 2.0]]),  # upright, on a voxel face
+            np.array([[2.5, 2.5, 1.0], [11.5, 11.5, 1.3], [6.0, 6.1, 12.5]]),  # upright and thin
+            np.array([[1.0, 1.0, 1.0], [12.0, 12.0, 12.5], [12.0, 1.5, 2.0]])]  # steep
+    made += [rng.uniform(1.0, 13.0, (3, 3)) for _ in range(20)]
+    made += [np.column_stack([rng.uniform(1.0, 13.0, (3, 2)), 6.0 + rng.uniform(-0.01, 0.01, 3)]) for _ in range(5)]
+    return made
+
+
+def _marked(triangle: np.ndarray) -> np.ndarray:
+    surface = np.zeros(SHAPE, dtype=bool)
+    surface_voxels(np.ascontiguousarray(triangle[None]), ORIGIN, PITCH, surface)
+    return surface
+
+
+@pytest.mark.parametrize("triangle", _triangles(), ids=lambda t: ",".join(f"{v:.1f}" for v in t.ravel()[:3]))
+def test_every_voxel_a_triangle_meets_is_marked(triangle):
+    surface = _marked(triangle)
+    weights = np.array([(i, j) for i in range(201) for j in range(201 - i)], dtype=float) / 200
+    points = triangle[0] + weights[:, :1] * (triangle[1] - triangle[0]) + weights[:, 1:] * (triangle[2] - triangle[0])
+    cells = np.floor((points - ORIGIN) / PITCH).astype(int)
+    assert surface[tuple(cells.T)].all()
+
+
+@pytest.mark.parametrize("triangle", _triangles(), ids=lambda t: ",".join(f"{v:.1f}" for v in t.ravel()[:3]))
+def test_the_marks_are_those_of_every_voxel_of_the_bounding_box_tried(triangle):
+    expected = np.zeros(SHAPE, dtype=bool)
+    half = np.full(3, 0.5 * PITCH * (1 + 1e-6))
+    low = np.maximum(np.floor(triangle.min(axis=0) / PITCH - 0.01).astype(int), 0)
+    high = np.minimum(np.floor(triangle.max(axis=0) / PITCH + 0.01).astype(int), np.array(SHAPE) - 1)
+    for i in range(low[0], high[0] + 1):
+        for j in range(low[1], high[1] + 1):
+            for k in range(low[2], high[2] + 1):
+                centre = ORIGIN + (np.array([i, j, k]) + 0.5) * PITCH
+                a, b, c = (triangle - centre).copy()
+                expected[i, j, k] = _meets(a, b, c, half)
+    assert np.array_equal(_marked(triangle), expected)
