@@ -241,7 +241,9 @@ def perspective_photo(
     plotter.camera.clipping_range = (10, 5 * distance)
     image = cv2.cvtColor(plotter.screenshot(return_img=True), cv2.COLOR_RGB2BGR)
     plotter.close()
-    noisy = np.clip(image + rng.normal(0, 3.0, image.shape), 0, 255).astype(np.uint8)
+    noise = rng.normal(0, 3.0, image.shape)
+    noise += image
+    noisy = np.clip(noise, 0, 255, out=noise).astype(np.uint8)
     _, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
     return PerspectivePhoto(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), table_mm, camera, tuple(miniatures),
                             _rim_seen(miniatures, meshes, camera))
