@@ -6,8 +6,8 @@ import pytest
 import lofkit
 from lofkit.errors import LofkitError, SceneError
 from tests.helpers import REPO, enemy, scene_data, trooper, write_scene
-from tests.test_workbench_proposals import write_game_scan
-from tests.test_workbench_serve import _tts_files
+from tests.scan_files import write_game_scan
+from tests.tts_files import tiny_tts_save
 
 
 def test_a_scene_file_and_its_folder_open_the_same_table(tmp_path):
@@ -19,7 +19,7 @@ def test_a_scene_file_and_its_folder_open_the_same_table(tmp_path):
 
 
 def test_a_tts_save_opens_with_its_meshes(tmp_path):
-    save, cache = _tts_files(tmp_path)
+    save, cache = tiny_tts_save(tmp_path)
     world = lofkit.load(save, mesh_cache=cache)
     assert world.troopers.ids == ("scout-s2", "heavy-s3") and [p.id for p in world.pieces] == ["container"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["map.json", cache.name])  # nothing written

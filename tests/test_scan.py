@@ -10,11 +10,10 @@ import trimesh
 
 from lofkit import World, load_scene
 from lofkit.exchange.scan_planes import fit_plane, rectangle
+from tests.scan_files import BOXES, SCAN_SCALE, SQUARE, TILT_DEG, phone_game_scan, scan_transform, write_game_scan
+from tests.scan_simulation import Z_UP_TO_Y_UP
 
 WIDTH, DEPTH = 1200.0, 900.0
-BOXES = [(300, 200, 100, 80, 60), (800, 600, 150, 150, 120), (600, 450, 40, 200, 90)]  # centre x, y, w, d, h (mm)
-SCAN_SCALE = 0.00093  # scan units per mm: a scan with no true scale
-TILT_DEG = 7.0
 
 
 def _known_table(rng) -> trimesh.Trimesh:
@@ -31,18 +30,6 @@ def _known_table(rng) -> trimesh.Trimesh:
         box.apply_translation((x, y, h / 2))
         boxes.append(box)
     return trimesh.util.concatenate([top, *boxes])
-
-
-def scan_transform(yaw_deg: float, tilt_deg: float = TILT_DEG, scale: float = SCAN_SCALE) -> np.ndarray:
-    """Known table (mm) -> scan: turn about z, tilt about a horizontal axis, scale, then offset."""
-    turn = trimesh.transformations.rotation_matrix(math.radians(yaw_deg), [0, 0, 1])
-    tilt = trimesh.transformations.rotation_matrix(math.radians(tilt_deg), [0.6, 0.8, 0])
-    offset = trimesh.transformations.translation_matrix([3.0, -2.0, 0.7])
-    return offset @ np.diag([scale, scale, scale, 1.0]) @ tilt @ turn
-
-
-Z_UP_TO_Y_UP = trimesh.transformations.rotation_matrix(-math.pi / 2, [1, 0, 0])
-"""(x, y, z) -> (x, z, -y): how a glTF file (y up) holds what stands on a z-up table."""
 
 
 def file_axes(path) -> np.ndarray:
@@ -203,46 +190,10 @@ def test_the_walkthrough_example_runs(example_run):
 
 # --- a scan of a game in progress: the room's floor, the table's legs, a roof with a miniature on it --------------
 
-SQUARE = 48 * 25.4  # 1219.2 mm
-BUILDING = (900.0, 300.0, 200.0, 200.0, 150.0)  # a square building: its roof has the table's shape
-
-
-def _grid(x0, y0, width, depth, z, cells, rng) -> trimesh.Trimesh:
-    """A flat grid of `cells` x `cells` squares (0.3 mm of noise in z)."""
-    xs, ys = np.meshgrid(np.linspace(x0, x0 + width, cells + 1), np.linspace(y0, y0 + depth, cells + 1), indexing="ij")
-    vertices = np.column_stack([xs.ravel(), ys.ravel(), z + rng.normal(0, 0.3, xs.size)])
-    index = np.arange(xs.size).reshape(cells + 1, cells + 1)
-    a, b, c, d = index[:-1, :-1].ravel(), index[1:, :-1].ravel(), index[1:, 1:].ravel(), index[:-1, 1:].ravel()
-    return trimesh.Trimesh(vertices, np.vstack([np.column_stack([a, b, c]), np.column_stack([a, c, d])]), process=False)
-
-
-def _box(x, y, z, w, d, h) -> trimesh.Trimesh:
-    box = trimesh.creation.box(extents=(w, d, h))
-    box.apply_translation((x, y, z + h / 2))
-    return box
-
-
-def game_in_progress(rng) -> trimesh.Trimesh:
-    """A 48" square table (its top at z = 0) with the three boxes and a square building, a miniature (a 25 mm
-    cylinder, 40 mm tall) on the building's roof, standing 750 mm up on four legs in a room: a 4 x 3 m floor (the
-    shape of a 48" x 36" table, and far larger than the table)."""
-    x, y, w, d, h = BUILDING
-    miniature = trimesh.creation.cylinder(radius=12.5, height=40.0, sections=24)
-    miniature.apply_translation((x, y, h + 20.0))
-    legs = [_box(cx, cy, -750.0, 60, 60, 750) for cx in (30.0, SQUARE - 30.0) for cy in (30.0, SQUARE - 30.0)]
-    return trimesh.util.concatenate([
-        _grid(0, 0, SQUARE, SQUARE, 0.0, 48, rng), _grid(-1400, -900, 4000, 3000, -750.0, 40, rng),
-        *[_box(bx, by, 0, bw, bd, bh) for bx, by, bw, bd, bh in BOXES], _box(x, y, 0, w, d, h), miniature, *legs])
-
-
 @pytest.fixture(scope="module")
 def game_scan(tmp_path_factory):
     """The game as a phone app exports it: metres, y up, turned 23 degrees, tilted 2 and offset."""
-    path = tmp_path_factory.mktemp("game") / "game.glb"
-    scan = game_in_progress(np.random.default_rng(5))
-    scan.apply_transform(Z_UP_TO_Y_UP @ scan_transform(23.0, tilt_deg=2.0, scale=0.001))
-    scan.export(str(path))
-    return path
+    return write_game_scan(tmp_path_factory.mktemp("game") / "game.glb")
 
 
 def test_the_table_is_found_in_a_room_not_the_floor_nor_a_roof(game_scan, tmp_path, run_cli):
@@ -297,9 +248,7 @@ def write_usdz(path, mesh: trimesh.Trimesh, up: str = "Y", metres_per_unit: floa
 
 def test_a_usdz_scan_is_read_with_its_stated_axes_and_units(tmp_path, run_cli):
     """The game in progress as a phone app exports USDZ: y up, metres (stated by the stage)."""
-    scan = game_in_progress(np.random.default_rng(5))
-    scan.apply_transform(Z_UP_TO_Y_UP @ scan_transform(23.0, tilt_deg=2.0, scale=0.001))
-    usdz = write_usdz(tmp_path / "game.usdz", scan)
+    usdz = write_usdz(tmp_path / "game.usdz", phone_game_scan())
     result = run_cli("import-scan", usdz, "-o", tmp_path / "out", "--json")
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)

@@ -9,26 +9,9 @@ import pytest
 from lofkit import World, load_scene
 from lofkit.exchange.tts import scene_rotation, trooper_profile
 from lofkit.exchange.tts_save import cache_names, layout_lines
+from tests.tts_files import BLOCK, BLOCK_OBJ, CACHED_URL, MISSING_URL
 
 INCH = 25.4
-CACHED_URL = "http://cloud-3.steamusercontent.com/ugc/1234/ABCD5678/"
-MISSING_URL = "https://example.com/models/ruin_01.obj"
-# an asymmetric block 4 x 2 x 1 TTS units (OBJ x, y up, z), so a mirror or a wrong turn would show
-BLOCK = [(x, y, z) for x in (0, 4) for y in (0, 2) for z in (0, 1)]
-BLOCK_OBJ = "\n".join(f"v {x} {y} {z}" for x, y, z in BLOCK) + """
-f 1 3 4
-f 1 4 2
-f 5 6 8
-f 5 8 7
-f 1 2 6
-f 1 6 5
-f 3 7 8
-f 3 8 4
-f 1 5 7
-f 1 7 3
-f 2 4 8
-f 2 8 6
-"""
 
 
 def _transform(x, y, z, rot_y=0.0, scale=1.0):

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from tests.helpers import copy_of_scene
-from tests.test_workbench_serve import TABLE_B, serving
+from tests.serving import TABLE_B, serving
 from tests.workbench_load import request, run_load, scene
 
 pytestmark = pytest.mark.slow

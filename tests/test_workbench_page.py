@@ -12,8 +12,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -29,34 +27,18 @@ from lofkit import World
 from lofkit.rules.deployment import footprint
 from lofkit.scene.loading import load_scene
 from lofkit.workbench.topview import reactions_by_trooper, who_sees
-from tests.helpers import REPO, copy_of_scene, free_port
-
-TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--enable-unsafe-swiftshader"]
+from tests.browser import CHROMIUM_ARGS, screen_box, tap, trooper_centre
+from tests.helpers import copy_of_scene
+from tests.serving import TABLE_B, serving
 
 
 @pytest.fixture
 def workbench(tmp_path):
     """A `lofkit serve` of a copy of table-b in `tmp_path`, as a user starts it; its URL once it printed its one
     ready line."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
-    env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
-    table = copy_of_scene(TABLE_B, tmp_path)
-    for _ in range(3):  # another process may take the free port before the server does: then take another
-        port = free_port()
-        server = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", str(table), "--port", str(port),
-                                   "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        line = server.stdout.readline()
-        said = "" if line else server.communicate(timeout=20)[1]  # it ended without a READY line: why
-        if f"cannot listen on 127.0.0.1:{port}" not in said:
-            break
-    try:
-        assert line.strip() == f"lofkit workbench: http://127.0.0.1:{port}/", (line, said or server.stderr.read())
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
+    with serving(copy_of_scene(TABLE_B, tmp_path)) as server:
+        assert server.line == f"lofkit workbench: http://127.0.0.1:{server.port}/", server.line
+        yield f"http://127.0.0.1:{server.port}"
 
 
 def _api(base: str, path: str) -> dict:
@@ -94,36 +76,6 @@ def _piece(base: str, piece_id: str) -> dict | None:
 
 def _trooper(base: str, trooper_id: str) -> dict:
     return next(t for t in _api(base, "/api/scene")["scene"]["troopers"] if t["id"] == trooper_id)
-
-
-def _box(page, selector: str) -> dict:
-    """Where an element of the top view is on the screen (asked again while the top view is being drawn anew: a
-    redraw replaces its elements, and one replaced while asked has no box)."""
-    element = page.locator(selector)
-    for _ in range(50):
-        box = element.bounding_box()
-        if box is not None:
-            return box
-        page.wait_for_timeout(100)
-    raise AssertionError(f"{selector} is not drawn on the top view")
-
-
-def _centre(page, trooper_id: str) -> tuple[float, float]:
-    """Where a trooper's base is on the screen."""
-    box = _box(page, f'[data-trooper="{trooper_id}"]')
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-
-
-def tap(page, trooper_id: str, touch: bool) -> None:
-    """Tap a trooper's base, by touch or with the mouse."""
-    x, y = _centre(page, trooper_id)
-    if touch:
-        page.touchscreen.tap(x, y)
-    else:
-        page.mouse.move(x, y)
-        page.mouse.down()
-        page.mouse.up()
-    page.wait_for_timeout(300)
 
 
 def open_3d_view(page) -> None:
@@ -191,13 +143,13 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
         assert {e.get_attribute("data-blocker") for e in page.query_selector_all("[data-blocker]")} == blockers
 
         before = _trooper(workbench, "blue-2")["position"]
-        drag(page, *_centre(page, "blue-2"), 30, -20, phone)
+        drag(page, *trooper_centre(page, "blue-2"), 30, -20, phone)
         page.wait_for_timeout(800)
         after = _settled(lambda: _trooper(workbench, "blue-2")["position"], lambda now: now != before)
         assert after[0] > before[0] and after[1] > before[1]  # right on the screen is +x, up is +y
         if not phone:  # blue-11 stands 8 mm from the right edge: pushed past it, it snaps back and the page says why
             edge = _trooper(workbench, "blue-11")["position"]
-            drag(page, *_centre(page, "blue-11"), 15, 0, phone)
+            drag(page, *trooper_centre(page, "blue-11"), 15, 0, phone)
             page.wait_for_selector(".q-notification:has-text('past the table edge')")
             assert _trooper(workbench, "blue-11")["position"] == edge
 
@@ -245,7 +197,7 @@ def _clear_points(count: int) -> list[tuple[float, float]]:
 
 def _on_table(page, x: float, y: float) -> tuple[float, float]:
     """Where on the screen the table point (x, y) mm is drawn."""
-    box = _box(page, "#table")
+    box = screen_box(page, "#table")
     width, depth = (float(page.get_attribute("#table", name)) for name in ("width", "height"))
     return box["x"] + x / width * box["width"], box["y"] + (depth - y) / depth * box["height"]
 

@@ -8,7 +8,6 @@ import json
 import os
 import threading
 
-import numpy as np
 import pytest
 import trimesh
 import yaml
@@ -22,8 +21,10 @@ from lofkit.workbench.api import app
 from lofkit.workbench.proposals import notice_text
 from lofkit.workbench.session import Session
 from lofkit.workbench.topview import Marks, top_view
+from tests.browser import CHROMIUM_ARGS, tap
 from tests.helpers import scene_data, trooper, write_scene
-from tests.test_scan import Z_UP_TO_Y_UP, game_in_progress, scan_transform
+from tests.scan_files import write_game_scan
+from tests.serving import serving
 
 BASES = [trooper("base-1", 300, 300, side="unknown", proposed=True),
          trooper("base-2", 900, 300, side="unknown", proposed=True, facing=270),
@@ -144,14 +145,6 @@ def test_a_photo_map_opens_with_its_proposals(tmp_path):
     assert folder == (tmp_path / "map").resolve()
 
 
-def write_game_scan(path):
-    """A game in progress as a phone app exports it (`tests.test_scan`): a 48" table in a room, metres, y up."""
-    scan = game_in_progress(np.random.default_rng(5))
-    scan.apply_transform(Z_UP_TO_Y_UP @ scan_transform(23.0, tilt_deg=2.0, scale=0.001))
-    scan.export(str(path))
-    return path
-
-
 @pytest.fixture(scope="module")
 def game_scan(tmp_path_factory):
     return write_game_scan(tmp_path_factory.mktemp("game") / "game.glb")
@@ -209,8 +202,6 @@ def test_mesh_cache_is_refused_for_a_scan(game_scan):
 def test_serve_a_scan_as_a_user_does(tmp_path):
     """`lofkit serve game.glb`: the import's notes on stderr, its folder made beside the scan, the scene served (with
     whatever troopers the importer proposed, each with its notice); a second start opens that import again."""
-    from tests.test_workbench_serve import serving
-
     scan = write_game_scan(tmp_path / "game.glb")
     with serving(scan, cwd=tmp_path) as server:
         document = json.loads(server.request("GET", "/api/scene").data)
@@ -228,8 +219,6 @@ def test_serve_a_scan_as_a_user_does(tmp_path):
 
 @pytest.mark.slow
 def test_serve_a_photo_map_says_its_proposals(tmp_path):
-    from tests.test_workbench_serve import serving
-
     with serving(photo_map(tmp_path / "map"), cwd=tmp_path) as server:
         document = json.loads(server.request("GET", "/api/scene").data)
         _, _, said = server.stop()
@@ -280,9 +269,6 @@ def test_the_page_marks_proposals_and_answers_them_with_one_tap(tmp_path):
     the quick editors; an edit keeps it proposed, Confirm confirms, "Next proposal" then Delete removes the other,
     and Undo brings it back, each seen by the API."""
     from playwright.sync_api import sync_playwright
-
-    from tests.test_workbench_page import CHROMIUM_ARGS, tap
-    from tests.test_workbench_serve import serving
 
     with serving(photo_map(tmp_path / "map"), cwd=tmp_path) as server, sync_playwright() as p:
         base = f"http://127.0.0.1:{server.port}"

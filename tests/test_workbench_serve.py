@@ -4,17 +4,9 @@ opens as `lofkit import-tts` would import it and is saved beside the save; what 
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
 import re
-import select
-import signal
 import socket
-import subprocess
-import sys
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import nicegui
@@ -23,92 +15,14 @@ import pytest
 from lofkit import World, load_scene
 from lofkit.cli.serve import open_scene
 from lofkit.errors import LofkitError
-from tests.helpers import REPO, free_port, scene_data, trooper
-from tests.test_tts import BLOCK_OBJ, CACHED_URL, MISSING_URL
+from tests.helpers import free_port, scene_data, trooper
+from tests.serving import TABLE_B, serving
+from tests.tts_files import tiny_tts_save
 
-TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
-READY_TIMEOUT = 120.0
-"""Seconds a server may take to print its READY line (an import and new meshes' proof parts included)."""
-STOP_TIMEOUT = 10.0
-"""Seconds a server may take to stop after Ctrl-C."""
-PORT_TRIES = 3
-"""Ports a server is started on before giving up, when another process takes each before it (`free_port`)."""
 ASSET = f"/_nicegui/{nicegui.__version__}/static/nicegui.css"
 SOCKET_IO = "/_nicegui_ws/socket.io/?EIO=4&transport=polling"
 WEBSOCKET_HEADERS = {"Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
                      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
-
-
-@dataclass
-class Running:
-    """A `lofkit serve` process, its port and the one line it printed when ready."""
-
-    process: subprocess.Popen
-    port: int
-    line: str
-
-    def request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None
-                ) -> http.client.HTTPResponse:
-        """The answer to a request on 127.0.0.1 (read: its body is in `.data`)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        headers = dict(headers or {})
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        connection.request(method, path, json.dumps(body) if body is not None else None, headers)
-        answer = connection.getresponse()
-        answer.data = answer.read() if answer.status != 101 else b""
-        connection.close()
-        return answer
-
-    def stop(self) -> tuple[int, str, str]:
-        """Ctrl-C: (exit status, the rest of stdout, stderr)."""
-        self.process.send_signal(signal.SIGINT)
-        try:
-            out, err = self.process.communicate(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, err = self.process.communicate()
-            pytest.fail(f"lofkit serve did not stop within {STOP_TIMEOUT} s of Ctrl-C: {err}")
-        return self.process.returncode, out, err
-
-
-def ready_line(process: subprocess.Popen, port: int) -> str | None:
-    """The first line on the server's stdout, failing with its stderr if it ends or stays silent first; None when
-    it found `port` taken by another process (then start it on another)."""
-    ready, _, _ = select.select([process.stdout], [], [], READY_TIMEOUT)
-    line = process.stdout.readline() if ready else ""
-    if not line:
-        process.kill()
-        err = process.communicate()[1]
-        if f"cannot listen on 127.0.0.1:{port}" in err:
-            return None
-        pytest.fail(f"lofkit serve printed no READY line: {err}")
-    return line.rstrip("\n")
-
-
-@contextmanager
-def serving(*args, cwd: Path = REPO):
-    """`lofkit serve ARGS --port <free> --no-browser`, until its READY line; stopped by Ctrl-C at the end."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}  # NiceGUI's test mode
-    env["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
-    running = None
-    try:
-        for _ in range(PORT_TRIES):
-            port = free_port()
-            process = subprocess.Popen([sys.executable, "-m", "lofkit", "serve", *map(str, args), "--port",
-                                        str(port), "--no-browser"], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True)
-            running = Running(process, port, "")
-            line = ready_line(process, port)
-            if line is not None:
-                break
-        else:
-            pytest.fail(f"lofkit serve found each of {PORT_TRIES} free ports taken before it could listen")
-        running.line = line
-        yield running
-    finally:
-        if running is not None and running.process.poll() is None:
-            running.stop()
 
 
 def test_ready_line_then_ctrl_c_stops_cleanly():
@@ -163,28 +77,8 @@ def test_share_asks_websockets_for_the_token(shared):
     assert server.request("GET", SOCKET_IO, headers={"Cookie": f"lofkit_token={token}"}).status == 200
 
 
-def _tts_files(folder: Path) -> tuple[Path, Path]:
-    """A tiny TTS save (two troopers, a cached container, a ruin not in the cache, a plain block) and its cache."""
-    def placed(guid: str, name: str, x: float, z: float, **more) -> dict:
-        transform = {"posX": x, "posY": 1.0, "posZ": z, "rotX": 0, "rotY": 0, "rotZ": 0, "scaleX": 1, "scaleY": 1,
-                     "scaleZ": 1}
-        return {"Name": "Custom_Model", "Nickname": name, "GUID": guid, "Transform": transform, **more}
-
-    objects = [placed("a00001", "Scout S2", -10, 5, Description="side: blue"),
-               placed("a00002", "Heavy S3", 10, -5, Description="side: red"),
-               placed("a00003", "Container", 0, 0, CustomMesh={"MeshURL": CACHED_URL}),
-               placed("a00004", "Ruin", 5, 15, CustomMesh={"MeshURL": MISSING_URL}),
-               placed("a00005", "Block", 15, 15)]
-    save = folder / "map.json"
-    save.write_text(json.dumps({"SaveName": "tiny", "ObjectStates": objects}), encoding="utf-8")
-    models = folder / "Mods" / "Models"
-    models.mkdir(parents=True)
-    (models / "httpcloud3steamusercontentcomugc1234ABCD5678.obj").write_text(BLOCK_OBJ, encoding="utf-8")
-    return save, folder / "Mods"
-
-
 def test_a_tts_save_opens_and_is_saved_beside_it(tmp_path, run_cli):
-    save, cache = _tts_files(tmp_path)
+    save, cache = tiny_tts_save(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with serving(save, "--mesh-cache", cache, cwd=elsewhere) as server:
@@ -256,7 +150,7 @@ def test_a_json_scene_is_opened_with_a_byte_order_mark_and_a_broken_one_is_told_
 def test_a_save_cut_short_is_told_in_a_saves_words(tmp_path):
     """A save whose download stopped part way is broken JSON that still names its objects: the save reader says
     where it breaks, not the scene loader."""
-    save, _ = _tts_files(tmp_path)
+    save, _ = tiny_tts_save(tmp_path)
     save.write_text(save.read_text(encoding="utf-8")[:-20], encoding="utf-8")
     with pytest.raises(LofkitError) as caught:
         open_scene(str(save), None)
@@ -271,7 +165,7 @@ def test_a_json_file_that_is_neither_a_scene_nor_a_save_is_said_to_be_neither(tm
 
 
 def test_mesh_cache_is_a_folder_and_for_a_save_only(tmp_path, run_cli):
-    save, _ = _tts_files(tmp_path)
+    save, _ = tiny_tts_save(tmp_path)
     assert f"--mesh-cache {tmp_path / 'nowhere'}: not a folder" in _refused(run_cli, save, "--mesh-cache",
                                                                              tmp_path / "nowhere")
     assert "--mesh-cache is for a Tabletop Simulator save" in _refused(run_cli, TABLE_B, "--mesh-cache", tmp_path)
