@@ -1,11 +1,12 @@
-"""`voxels.surface_voxels` marks every voxel a triangle meets: each voxel holding a point of the triangle (sampled
-densely), and, voxel for voxel, those the separating-axis test passes when every voxel of the triangle's bounding
-box is tried (what its narrowing to the voxels near the triangle's plane must not change)."""
+"""The voxel kernels of inner parts: `surface_voxels` marks every voxel a triangle meets (each voxel holding a point
+of the triangle, sampled densely, and voxel for voxel those the separating-axis test passes when every voxel of the
+triangle's bounding box is tried, which its narrowing to the voxels near the triangle's plane must not change);
+`chessboard_depth` gives scipy's chessboard distances; `summed_volume` counts the voxels of any box."""
 
 import numpy as np
 import pytest
 
-from lofkit.geometry.voxels import _meets, surface_voxels
+from lofkit.geometry.voxels import _meets, chessboard_depth, summed_volume, surface_voxels
 
 PITCH = 1.0
 SHAPE = (14, 14, 14)
@@ -53,3 +54,39 @@ def test_the_marks_are_those_of_every_voxel_of_the_bounding_box_tried(triangle):
                 a, b, c = (triangle - centre).copy()
                 expected[i, j, k] = _meets(a, b, c, half)
     assert np.array_equal(_marked(triangle), expected)
+
+
+def _solid(seed: int) -> np.ndarray:
+    """A blobby voxel set with an empty rim, as inner parts' grids have."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(seed)
+    inside = ndimage.binary_closing(ndimage.gaussian_filter(rng.random((40, 36, 30)), 3) > 0.5, iterations=2)
+    inside[[0, -1]] = inside[:, [0, -1]] = inside[:, :, [0, -1]] = False
+    return inside
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_depths_are_scipys_chessboard_distances(seed):
+    from scipy import ndimage
+
+    inside = _solid(seed)
+    depth = np.zeros(inside.shape, dtype=np.int16)
+    chessboard_depth(inside, depth)
+    expected = ndimage.distance_transform_cdt(inside, metric="chessboard")
+    assert expected.max() >= 3 and np.array_equal(depth, expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_summed_volume_table_counts_every_box(seed):
+    inside = _solid(seed)
+    table = np.zeros(tuple(n + 1 for n in inside.shape), dtype=np.int32)
+    summed_volume(inside, table)
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        lo = rng.integers(0, inside.shape)
+        hi = lo + rng.integers(1, np.array(inside.shape) - lo + 1)
+        count = (table[hi[0], hi[1], hi[2]] - table[lo[0], hi[1], hi[2]] - table[hi[0], lo[1], hi[2]]
+                 - table[hi[0], hi[1], lo[2]] + table[lo[0], lo[1], hi[2]] + table[lo[0], hi[1], lo[2]]
+                 + table[hi[0], lo[1], lo[2]] - table[lo[0], lo[1], lo[2]])
+        assert count == inside[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]].sum()

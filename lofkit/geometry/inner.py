@@ -317,11 +317,12 @@ def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """What `voxels.grow_boxes` takes: the summed-volume table of `inside`, its voxels (flat indices) deepest first
     (chessboard distance to the outside; in index order among equals), and no voxel claimed yet."""
     table = np.zeros(tuple(n + 1 for n in inside.shape), dtype=np.int32)
-    table[1:, 1:, 1:] = inside.cumsum(0, dtype=np.int32).cumsum(1).cumsum(2)
-    depth = ndimage.distance_transform_cdt(inside, metric="chessboard") if inside.any() else np.zeros(inside.shape)
-    where = np.flatnonzero(inside)
+    voxels.summed_volume(inside, table)
     # a depth is at most half the grid's smallest side (< GRID_LIMIT ** (1 / 3)): 16-bit keys, sorted by radix
-    order = np.argsort(-depth.ravel()[where].astype(np.int16), kind="stable")
+    depth = np.zeros(inside.shape, dtype=np.int16)
+    voxels.chessboard_depth(inside, depth)
+    where = np.flatnonzero(inside)
+    order = np.argsort(-depth.ravel()[where], kind="stable")
     return table, where[order], np.zeros(inside.shape, dtype=bool)
 
 
