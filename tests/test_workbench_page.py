@@ -26,6 +26,7 @@ import yaml
 from lofkit import World
 from lofkit.rules.deployment import footprint
 from lofkit.scene.loading import load_scene
+from lofkit.workbench.page import HINTS
 from lofkit.workbench.topview import reactions_by_trooper, who_sees
 from tests.browser import CHROMIUM_ARGS, screen_box, tap, trooper_centre
 from tests.helpers import copy_of_scene
@@ -144,7 +145,6 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
 
         before = _trooper(workbench, "blue-2")["position"]
         drag(page, *trooper_centre(page, "blue-2"), 30, -20, phone)
-        page.wait_for_timeout(800)
         after = _settled(lambda: _trooper(workbench, "blue-2")["position"], lambda now: now != before)
         assert after[0] > before[0] and after[1] > before[1]  # right on the screen is +x, up is +y
         if not phone:  # blue-11 stands 8 mm from the right edge: pushed past it, it snaps back and the page says why
@@ -155,11 +155,9 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
 
         facing = _trooper(workbench, "blue-1").get("facing")
         page.click('[data-action="turn-left"]')
-        page.wait_for_timeout(500)
         assert _settled(lambda: _trooper(workbench, "blue-1")["facing"], lambda now: now != facing) != facing
         page.click('[data-action="undo"]')
         page.click('[data-action="undo"]')
-        page.wait_for_timeout(500)
         assert _settled(lambda: _trooper(workbench, "blue-2")["position"], lambda now: now == before) == before
         browser.close()
 
@@ -202,14 +200,29 @@ def _on_table(page, x: float, y: float) -> tuple[float, float]:
     return box["x"] + x / width * box["width"], box["y"] + (depth - y) / depth * box["height"]
 
 
+PAUSE_MS = 100
+"""A breath after a click or tap: the page sends events in order, and each next step waits for what it reads."""
+
+
 def _tap_table(page, x: float, y: float) -> None:
     page.mouse.click(*_on_table(page, x, y))
-    page.wait_for_timeout(400)
+    page.wait_for_timeout(PAUSE_MS)
 
 
 def _click(page, action: str) -> None:
     page.click(f'[data-action="{action}"]')
-    page.wait_for_timeout(400)
+    page.wait_for_timeout(PAUSE_MS)
+
+
+def _mode(page, action: str, mode: str) -> None:
+    """Click a button that starts tapping for `mode`, and wait until the page says what to tap."""
+    page.click(f'[data-action="{action}"]')
+    page.wait_for_function(f"document.querySelector('[data-hint]').textContent === {json.dumps(HINTS[mode])}")
+
+
+def _attribute_is(page, selector: str, name: str, value: str) -> None:
+    page.wait_for_function(f"document.querySelector({json.dumps(selector)})?.getAttribute({json.dumps(name)}) === "
+                           f"{json.dumps(value)}")
 
 
 def _ids(base: str, group: str) -> set[str]:
@@ -228,7 +241,7 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         page.wait_for_selector('[data-trooper="blue-1"]')
         troopers = _ids(workbench, "troopers")
 
-        _click(page, "place-trooper")  # a new trooper, from the form's defaults, where the table is tapped
+        _mode(page, "place-trooper", "place-trooper")  # a new trooper, from the form's defaults, where the table is tapped
         _tap_table(page, *here)
         (added,) = _settled(lambda: _ids(workbench, "troopers") - troopers, lambda new: len(new) == 1)
         new = _trooper(workbench, added)
@@ -250,29 +263,30 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         _click(page, "undo")
 
         page.get_by_role("tab", name="Terrain").click()
-        _click(page, "place-box")  # a box of the form's size, centred where the table is tapped
+        _mode(page, "place-box", "place-box")  # a box of the form's size, centred where the table is tapped
         _tap_table(page, *box_at)
         box = _settled(lambda: _piece(workbench, "box-1"), lambda piece: piece is not None)
         assert box["box"]["size"] == [100.0, 50.0, 60.0] and np.allclose(box["position"][:2], box_at, atol=1)
         _tap_table(page, *box_at)  # tapping it selects it
-        assert page.text_content("[data-selected-piece]").endswith("box-1")
+        assert _settled(lambda: page.text_content("[data-selected-piece]"), lambda text: text.endswith("box-1")) \
+            .endswith("box-1")
         _click(page, "turn-piece")
         box = _settled(lambda: _piece(workbench, "box-1"), lambda piece: (piece.get("rotation") or {"z": None})["z"] == 15)
         assert box["rotation"]["z"] == 15
         _click(page, "delete-piece")
         assert "box-1" not in _settled(lambda: _ids(workbench, "terrain"), lambda ids: "box-1" not in ids)
 
-        _click(page, "place-piece")  # the first catalogue piece
+        _mode(page, "place-piece", "place-piece")  # the first catalogue piece
         _tap_table(page, *third)
         table_pieces = {t["id"] for t in yaml.safe_load(TABLE_B.read_text())["terrain"]}
         (piece,) = _settled(lambda: _ids(workbench, "terrain") - table_pieces, lambda new: len(new) == 1)
         assert page.query_selector(f'[data-piece="{piece}"]')
         _click(page, "undo")
 
-        _click(page, "trace")  # a footprint tapped corner by corner, with the form's height
+        _mode(page, "trace", "trace")  # a footprint tapped corner by corner, with the form's height
         for x, y in (corner, (corner[0] + 40, corner[1]), (corner[0] + 20, corner[1] + 30)):
             _tap_table(page, x, y)
-        assert page.get_attribute("[data-trace]", "data-trace") == "3"
+        _attribute_is(page, "[data-trace]", "data-trace", "3")
         _click(page, "finish-trace")
         traced = _settled(lambda: _piece(workbench, "traced-1"), lambda piece: piece is not None)
         assert traced["prism"]["height"] == 50 and len(traced["prism"]["polygon"]) == 3
@@ -280,14 +294,13 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
 
         tap(page, "blue-1", touch=False)  # AROs along a move drawn on the top view
         page.get_by_role("tab", name="AROs").click()
-        _click(page, "draw-move")
+        _mode(page, "draw-move", "path")
         for point in (here, there):
             _tap_table(page, *point)
-        assert page.get_attribute("[data-path]", "data-path") == "2"
+        _attribute_is(page, "[data-path]", "data-path", "2")
         _click(page, "show-aros")
         path = ";".join(f"{round(x, 1)},{round(y, 1)}" for x, y in (here, there))
         expected = reactions_by_trooper(_api(workbench, f"/api/aro?trooper=blue-1&path={urllib.parse.quote(path)}"))
-        page.wait_for_timeout(500)
         assert _settled(lambda: {e.get_attribute("data-of"): e.get_attribute("data-aro")
                                  for e in page.query_selector_all("[data-aro]")}, lambda shown: shown == expected) \
             == expected != {}
@@ -300,9 +313,10 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         (tmp_path / "saved.yaml").write_text("mine", encoding="utf-8")
         _click(page, "save")
         _click(page, "save-file")
+        page.wait_for_selector(".q-notification:has-text('already exists')")  # refused, so nothing to wait for
         assert (tmp_path / "saved.yaml").read_text() == "mine"
         page.keyboard.press("Escape")  # the refused save leaves its dialog open
-        page.wait_for_timeout(400)
+        page.wait_for_timeout(PAUSE_MS)
 
         tap(page, "blue-1", touch=False)
         tap(page, "red-1", touch=False)
