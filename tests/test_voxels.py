@@ -1,12 +1,12 @@
 """The voxel kernels of inner parts: `surface_voxels` marks every voxel a triangle meets (each voxel holding a point
 of the triangle, sampled densely, and voxel for voxel those the separating-axis test passes when every voxel of the
 triangle's bounding box is tried, which its narrowing to the voxels near the triangle's plane must not change);
-`chessboard_depth` gives scipy's chessboard distances; `summed_volume` counts the voxels of any box."""
+`summed_volume` counts the voxels of any box."""
 
 import numpy as np
 import pytest
 
-from lofkit.geometry.voxels import _meets, chessboard_depth, summed_volume, surface_voxels
+from lofkit.geometry.voxels import _meets, summed_volume, surface_voxels
 
 PITCH = 1.0
 SHAPE = (14, 14, 14)
@@ -64,17 +64,6 @@ def _solid(seed: int) -> np.ndarray:
     inside = ndimage.binary_closing(ndimage.gaussian_filter(rng.random((40, 36, 30)), 3) > 0.5, iterations=2)
     inside[[0, -1]] = inside[:, [0, -1]] = inside[:, :, [0, -1]] = False
     return inside
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_depths_are_scipys_chessboard_distances(seed):
-    from scipy import ndimage
-
-    inside = _solid(seed)
-    depth = np.zeros(inside.shape, dtype=np.int16)
-    chessboard_depth(inside, depth)
-    expected = ndimage.distance_transform_cdt(inside, metric="chessboard")
-    assert expected.max() >= 3 and np.array_equal(depth, expected)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -142,35 +142,6 @@ def summed_volume(inside: np.ndarray, table: np.ndarray) -> None:
                 table[i + 1, j + 1, k + 1] = row + table[i, j + 1, k + 1] + table[i + 1, j, k + 1] - table[i, j, k + 1]
 
 
-@numba.njit(cache=True)
-def chessboard_depth(inside: np.ndarray, depth: np.ndarray) -> None:
-    """depth[v] = the chessboard distance from voxel v of `inside` (nx, ny, nz) to the nearest voxel outside it (0
-    outside; voxels past the grid's faces count for nothing): two passes in which each voxel takes one more than the
-    least of its 13 neighbours already passed, which is exact for this distance (Rosenfeld and Pfaltz, 1966)."""
-    nx, ny, nz = inside.shape
-    far = nx + ny + nz
-    for step in (1, -1):
-        for a in range(nx):
-            i = a if step == 1 else nx - 1 - a
-            for b in range(ny):
-                j = b if step == 1 else ny - 1 - b
-                for c in range(nz):
-                    k = c if step == 1 else nz - 1 - c
-                    if not inside[i, j, k]:
-                        depth[i, j, k] = 0
-                        continue
-                    least = far if step == 1 else depth[i, j, k] - 1
-                    for di in range(-1, 1):
-                        for dj in range(-1, 2):
-                            for dk in range(-1, 2):
-                                if di == 0 and (dj > 0 or (dj == 0 and dk >= 0)):
-                                    continue  # not yet passed
-                                p, q, r = i + step * di, j + step * dj, k + step * dk
-                                if 0 <= p < nx and 0 <= q < ny and 0 <= r < nz and depth[p, q, r] < least:
-                                    least = depth[p, q, r]
-                    depth[i, j, k] = least + 1
-
-
 @numba.njit(cache=True, inline="always")
 def _count(table: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> int:
     """Voxels of the set in the box [lo, hi) from its summed-volume `table`."""
