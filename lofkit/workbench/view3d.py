@@ -83,7 +83,7 @@ class View3D:
         self.scene: ui.scene | None = None
         self.terrain_shown = None
         with ui.expansion("3D view", on_value_change=lambda event: self.open(event.value)).classes(
-                "w-full max-w-[1280px]").props("data-fold=3d") as self.fold:
+                "w-full max-w-[1280px]").props("data-fold=3d"):
             self.holder = ui.column().classes("w-full")
 
     def open(self, shown: bool) -> None:
