@@ -26,6 +26,7 @@ from click.testing import CliRunner
 from hypothesis import settings
 
 from lofkit.cli import cli
+from lofkit.cli.memory import keep_freed_memory
 from tests.helpers import REPO, run_example
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, max_examples=50, deadline=None)
@@ -34,6 +35,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 os.environ.setdefault("LOFKIT_CACHE", str(REPO / ".cache" / "lofkit"))
 """The tests keep the inner parts they compute in the repository (git ignores .cache/), not in the user's cache."""
+
+keep_freed_memory()
+"""The test processes allocate as the `lofkit` command does (lofkit.cli.memory)."""
 
 
 @pytest.hookimpl(wrapper=True)  # around pytest-xdist's own, which reads the groups

@@ -15,6 +15,7 @@ import click
 from rich.markup import escape
 
 from lofkit.cli.common import BAD_INPUT, LOADED, err
+from lofkit.cli.memory import keep_freed_memory
 from lofkit.errors import LofkitError, UnknownTrooperError
 
 OPTIONAL_EXTRAS = {"pyvista": "render", "vtk": "render", "matplotlib": "render", "trame": "render",
@@ -59,4 +60,5 @@ def cli() -> None:
 
 
 def main() -> None:
+    keep_freed_memory()
     cli(prog_name="lofkit")
