@@ -127,12 +127,13 @@ def seen_vertices(mesh: trimesh.Trimesh, eyes: np.ndarray) -> np.ndarray:
     seen = np.zeros(len(mesh.vertices), dtype=bool)
     normals = mesh.vertex_normals
     for eye in eyes:
-        offset = mesh.vertices - eye
+        unseen = np.flatnonzero(~seen)  # a vertex seen once is seen
+        offset = mesh.vertices[unseen] - eye
         distance = np.linalg.norm(offset, axis=1)
         direction = offset / distance[:, None]
-        facing = np.einsum("ij,ij->i", direction, normals) < -0.05
-        hit, _ = rays.first_hit(np.broadcast_to(eye, offset.shape), direction)
-        seen |= facing & (hit >= distance * 0.999 - 0.05)
+        facing = np.einsum("ij,ij->i", direction, normals[unseen]) < -0.05
+        hit, _ = rays.first_hit(np.broadcast_to(eye, direction[facing].shape), direction[facing])
+        seen[unseen[facing]] = hit >= distance[facing] * 0.999 - 0.05
     return seen
 
 
