@@ -15,7 +15,7 @@ from lofkit.scene.loading import load_scene, scene_from_data
 from lofkit.workbench.session import Session
 from lofkit.workbench.terrain_tools import unused_id
 from lofkit.workbench.topview import TABLE_IMAGE_URL, Marks, reactions_by_trooper, top_view
-from lofkit.workbench.view3d import terrain_glb
+from lofkit.workbench.view3d import DISPLAY_TRIANGLES, terrain_glb
 from tests.helpers import build_world, scene_data, trooper, write_scene
 
 BOX = {"id": "crate", "box": {"size": [100, 50, 40]}, "position": [300, 300, 0]}
@@ -97,3 +97,24 @@ def test_a_bad_catalogue_names_its_file_and_entry(tmp_path, text, words):
     with pytest.raises(LofkitError, match=words) as caught:
         load_catalog(path)
     assert str(path) in str(caught.value)
+
+
+def test_the_3d_view_gets_a_decimated_copy_of_a_big_table_and_the_rulings_the_full_meshes(tmp_path):
+    """Two spheres of 81,920 triangles each, over the 3D view's budget of 100,000: the view's copy holds about the
+    budget (decimation may overshoot by a few per cent), each piece where and as big as it is; the World keeps them
+    whole."""
+    sphere = trimesh.creation.icosphere(subdivisions=6, radius=60.0)
+    sphere.apply_translation((0, 0, 60.0))
+    sphere.export(tmp_path / "sphere.stl")
+    terrain = [{"id": f"ball-{k}", "mesh": "sphere.stl", "position": [200 + 400 * k, 300, 0]} for k in range(2)]
+    world = World.from_scene(load_scene(write_scene(tmp_path, scene_data([], terrain))))
+    scene = trimesh.load(io.BytesIO(terrain_glb(world)), file_type="glb")
+    shown = {name: len(mesh.faces) for name, mesh in scene.geometry.items()}
+    assert shown["table"] == 12 and sum(shown.values()) <= 1.05 * DISPLAY_TRIANGLES
+    for k, piece in enumerate(world.pieces):
+        copy = scene.geometry[f"terrain/ball-{k}"]
+        assert 0.4 * DISPLAY_TRIANGLES <= len(copy.faces) <= 0.55 * DISPLAY_TRIANGLES
+        assert np.allclose(copy.bounds, piece.mesh.bounds, atol=1.0)
+        assert len(piece.mesh.faces) == 81_920
+    small = trimesh.load(io.BytesIO(terrain_glb(_world())), file_type="glb")
+    assert len(small.geometry["terrain/crate"].faces) == len(_world().pieces[0].mesh.faces)  # under budget: whole

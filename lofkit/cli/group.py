@@ -20,7 +20,7 @@ from lofkit.errors import LofkitError, UnknownTrooperError
 
 OPTIONAL_EXTRAS = {"pyvista": "render", "vtk": "render", "matplotlib": "render", "trame": "render",
                    "cv2": "photo", "distributed": "cluster", "dask": "cluster", "fastapi": "serve", "nicegui": "serve",
-                   "pxr": "scan"}
+                   "fast_simplification": "serve", "pxr": "scan"}
 """Modules of the optional extras (pyproject.toml), and the extra that installs each."""
 
 

@@ -60,9 +60,16 @@ def serve_files(session: Session) -> None:
             raise Refused(404, "this table has no picture")
         return FileResponse(session.scene.resolve(image))
 
+    made = [(None, b"")]  # the terrain's glTF, with the pieces it was made of: remade when the terrain changes
+
     @app.get(TERRAIN_URL)
     def terrain() -> Response:
-        return Response(terrain_glb(session.world), media_type="model/gltf-binary")
+        world = session.world
+        pieces, glb = made[0]
+        if pieces is not world.pieces:
+            glb = terrain_glb(world)
+            made[0] = (world.pieces, glb)
+        return Response(glb, media_type="model/gltf-binary")
 
 
 def build_page(session: Session, folder: Path) -> None:

@@ -28,12 +28,42 @@ PROPOSED_OPACITY = 0.35
 PROPOSED_LABEL = "font-weight: bold; font-size: 18px; color: #111; background: #fff8; padding: 0 4px; border-radius: 4px"
 
 
-def terrain_glb(world) -> bytes:
+DISPLAY_TRIANGLES = 100_000
+"""The most triangles the 3D view is sent for the whole table: more keep a browser without a GPU from taking taps
+(a scan of a table holds half a million or more). Only the picture is decimated; every ruling uses the full meshes."""
+SMALLEST_SHARE = 50
+"""No piece is decimated below this many triangles."""
+
+
+def display_copy(meshes: list[trimesh.Trimesh], budget: int = DISPLAY_TRIANGLES) -> list[trimesh.Trimesh]:
+    """`meshes`, as they are when they hold at most `budget` triangles in all; else each decimated (quadric error,
+    fast-simplification) to its share of the budget, in proportion to its own count (and no lower than
+    `SMALLEST_SHARE`), so that they hold about `budget`. The copies have no colours.
+
+    Examples
+    --------
+    >>> spheres = [trimesh.creation.icosphere(subdivisions=5) for _ in range(3)]  # 20,480 triangles each
+    >>> [len(m.faces) <= 10_000 for m in display_copy(spheres, budget=30_000)]
+    [True, True, True]
+    >>> display_copy(spheres, budget=61_440)[0] is spheres[0]
+    True
+    """
+    total = sum(len(mesh.faces) for mesh in meshes)
+    if total <= budget:
+        return list(meshes)
+    shares = [max(SMALLEST_SHARE, len(mesh.faces) * budget // total) for mesh in meshes]
+    return [mesh if len(mesh.faces) <= share else mesh.simplify_quadric_decimation(face_count=share)
+            for mesh, share in zip(meshes, shares)]
+
+
+def terrain_glb(world, budget: int = DISPLAY_TRIANGLES) -> bytes:
     """The table slab and every terrain piece, placed, in table mm with z up (the frame of the 3D view; a glTF
-    viewer that assumes y up shows it on its side)."""
+    viewer that assumes y up shows it on its side); the pieces a `display_copy` of about `budget` triangles."""
+    nodes = table_nodes(world, ("table", "terrain"))
+    shown = display_copy([mesh for _, mesh, _ in nodes[1:]], budget - len(nodes[0][1].faces))
     scene = trimesh.Scene()
-    for name, mesh, _ in table_nodes(world, ("table", "terrain")):
-        colour = mesh.visual.face_colors[0]  # each node is one colour; matte, as paint on a table is
+    for (name, full, _), mesh in zip(nodes, [nodes[0][1], *shown]):
+        colour = full.visual.face_colors[0]  # each node is one colour; matte, as paint on a table is
         mesh.visual = trimesh.visual.TextureVisuals(material=trimesh.visual.material.PBRMaterial(
             baseColorFactor=colour, metallicFactor=0.0, roughnessFactor=0.9, alphaMode="BLEND" if colour[3] < 255
             else "OPAQUE"))
