@@ -28,6 +28,7 @@ from lofkit.rules.deployment import footprint
 from lofkit.scene.loading import load_scene
 from lofkit.workbench.page import HINTS
 from lofkit.workbench.topview import reactions_by_trooper, who_sees
+from lofkit.workbench.view3d import IDLE_FPS, ORBIT_FPS
 from tests.browser import CHROMIUM_ARGS, screen_box, tap, trooper_centre
 from tests.helpers import copy_of_scene
 from tests.serving import TABLE_B, serving
@@ -79,12 +80,21 @@ def _trooper(base: str, trooper_id: str) -> dict:
     return next(t for t in _api(base, "/api/scene")["scene"]["troopers"] if t["id"] == trooper_id)
 
 
+FPS = "getElement(document.querySelector('[data-view=\"3d\"]')).fps"
+"""How often the 3D view's three.js scene is drawn (its NiceGUI element's `fps`)."""
+
+
 def open_3d_view(page) -> None:
-    """Open the 3D view's fold (closed, it holds no scene: three.js would draw one 20 times a second) and wait for
-    its canvas."""
+    """Open the 3D view's fold (closed, it holds no scene: three.js would draw one again and again) and wait for its
+    canvas; it is drawn often only while the pointer is on it."""
     assert page.query_selector('[data-view="3d"] canvas') is None
     page.click('[data-fold="3d"] .q-item')
     page.wait_for_selector('[data-view="3d"] canvas')
+    assert page.evaluate(FPS) == IDLE_FPS
+    page.hover('[data-view="3d"] canvas')
+    page.wait_for_function(f"{FPS} === {ORBIT_FPS}")
+    page.mouse.move(1, 1)
+    page.wait_for_function(f"{FPS} === {IDLE_FPS}")
 
 
 def drag(page, x: float, y: float, dx: float, dy: float, touch: bool) -> None:

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 
 TERRAIN_URL = "/workbench/terrain.glb"
 """Where the page finds the terrain's glTF (`?v=` names the terrain, so a browser never shows a stale one)."""
+ORBIT_FPS = 20
+"""How often three.js draws the open 3D view while the pointer is on it (orbiting, zooming)."""
+IDLE_FPS = 2
+"""How often it draws it otherwise: a browser without a GPU draws each frame on the CPU the page's taps need, and a
+change (a new verdict, a move) still shows within half a second."""
 SECTIONS = 24
 """Sides of a trooper's cylinder."""
 PROPOSED_OPACITY = 0.35
@@ -105,8 +110,9 @@ def draw_troopers(view, world, marks: Marks) -> None:
 
 
 class View3D:
-    """The 3D view in a fold, closed at first: three.js draws its scene 20 times a second, which keeps a core busy in
-    a browser without a GPU, so the fold holds a scene only while it is open."""
+    """The 3D view in a fold, closed at first: three.js draws its scene again and again, which keeps a core busy in a
+    browser without a GPU, so the fold holds a scene only while it is open, drawn `ORBIT_FPS` times a second while
+    the pointer is on it and `IDLE_FPS` otherwise."""
 
     def __init__(self, session: Session, marks: Marks):
         self.session, self.marks = session, marks
@@ -121,15 +127,22 @@ class View3D:
         if shown and self.scene is None:
             with self.holder:
                 camera = ui.scene.perspective_camera(fov=45, near=5, far=20000)
-                self.scene = ui.scene(width=800, height=420, grid=False, camera=camera,
+                self.scene = ui.scene(width=800, height=420, grid=False, camera=camera, fps=IDLE_FPS,
                                       background_color="#f4f4f0").classes("w-full").style("height: 420px") \
                     .props("data-view=3d")
+            self.scene.on("pointerenter", lambda: self.pace(ORBIT_FPS))
+            self.scene.on("pointerleave", lambda: self.pace(IDLE_FPS))
             self.scene.move_camera(**camera_over(self.session.world))
             self.terrain_shown = None
             self.draw()
         elif not shown and self.scene is not None:
             self.scene.delete()
             self.scene = None
+
+    def pace(self, fps: int) -> None:
+        """Draw the open view `fps` times a second."""
+        if self.scene is not None:
+            self.scene.props["fps"] = fps
 
     def draw(self) -> None:
         """Draw the session's table with the page's marks, when open: the terrain when it changed, the troopers."""
