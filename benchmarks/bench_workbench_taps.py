@@ -11,7 +11,7 @@ table-b (tests/scan_simulation.py, imported with `import-scan`, the true trooper
 400 pieces). Targets (printed, never asserted; issue's words): the first verdict within 3 s of the first tap, each
 next one within 1 s, taps taken while the matrix is computed.
 
-Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...]`.
+Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...] [--no-3d]` (`--no-3d`: the fold left closed).
 """
 
 from __future__ import annotations
