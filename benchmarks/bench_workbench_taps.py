@@ -11,7 +11,8 @@ table-b (tests/scan_simulation.py, imported with `import-scan`, the true trooper
 400 pieces). Targets (printed, never asserted; issue's words): the first verdict within 3 s of the first tap, each
 next one within 1 s, taps taken while the matrix is computed.
 
-Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...] [--no-3d]` (`--no-3d`: the fold left closed).
+Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...] [--no-3d]` (`--no-3d`: the fold
+left closed).
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def main() -> None:
             row = run_table(name, paths[name], args.pairs, args.view_3d)
             rows.append(row)
             print(f"{name}: {row['triangles']:,} triangles in {row['pieces']} pieces; first verdict "
-                  f"{row['first_s']:.2f} s after the first tap; next {row['next_pairs']}: p50 {row['next_p50_s']:.2f} s, "
+                  f"{row['first_s']:.2f} s after the first tap; next {row['next_pairs']}: "
+                  f"p50 {row['next_p50_s']:.2f} s, "
                   f"max {row['next_max_s']:.2f} s, {row['during_matrix']} of them while the matrix was worked out "
                   f"(done {row['matrix_s']:.2f} s after the first tap)", flush=True)
     baseline = next((r for r in rows if r["table"] == "table-b"), None)
