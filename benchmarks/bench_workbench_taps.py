@@ -54,7 +54,7 @@ def scan_of_table_b(folder: Path) -> Path:
 
 
 def pairs_of(world: World, count: int) -> list[tuple[str, str]]:
-    """`count` shooter-target pairs of different sides, spread over the troopers, none twice."""
+    """`count` shooter-target pairs of different sides, spread over the troopers."""
     v = world.troopers
     blue = [t for t, side in zip(v.ids, v.sides) if side == v.sides[0]]
     red = [t for t, side in zip(v.ids, v.sides) if side not in (None, v.sides[0])]
@@ -119,6 +119,8 @@ def main() -> None:
     parser.add_argument("--table", action="append", choices=["table-b", "table-c", "scan-of-table-b"],
                         help="Tables (default: all three).")
     args = parser.parse_args()
+    if args.pairs < 2:
+        parser.error("--pairs: give at least 2 (the first pair, and one to time after it)")
     names = args.table or ["table-b", "table-c", "scan-of-table-b"]
     with tempfile.TemporaryDirectory() as scratch:
         paths = {"table-b": TABLE_B, "table-c": TABLE_C}

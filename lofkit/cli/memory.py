@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_MAX = -4
@@ -33,7 +32,7 @@ def keep_freed_memory() -> bool:
     >>> keep_freed_memory() in (True, False)
     True
     """
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+    if not _glibc():
         return False
     libc = ctypes.CDLL(None)
     libc.mallopt(M_MMAP_MAX, 0)
@@ -41,3 +40,11 @@ def keep_freed_memory() -> bool:
     os.environ.setdefault("MALLOC_MMAP_MAX_", "0")
     os.environ.setdefault("MALLOC_TRIM_THRESHOLD_", str(KEPT_BYTES))
     return True
+
+
+def _glibc() -> bool:
+    """Whether this process runs on glibc (asked of the C library, not read from a file)."""
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc")
+    except (AttributeError, ValueError, OSError):  # no confstr (Windows), or a C library that does not know the name
+        return False

@@ -64,10 +64,10 @@ def display_copy(meshes: list[trimesh.Trimesh], budget: int = DISPLAY_TRIANGLES)
 def terrain_glb(world, budget: int = DISPLAY_TRIANGLES) -> bytes:
     """The table slab and every terrain piece, placed, in table mm with z up (the frame of the 3D view; a glTF
     viewer that assumes y up shows it on its side); the pieces a `display_copy` of about `budget` triangles."""
-    nodes = table_nodes(world, ("table", "terrain"))
-    shown = display_copy([mesh for _, mesh, _ in nodes[1:]], budget - len(nodes[0][1].faces))
+    table, *pieces = table_nodes(world, ("table", "terrain"))
+    shown = display_copy([mesh for _, mesh, _ in pieces], budget - len(table[1].faces))
     scene = trimesh.Scene()
-    for (name, full, _), mesh in zip(nodes, [nodes[0][1], *shown]):
+    for (name, full, _), mesh in zip([table, *pieces], [table[1], *shown]):
         colour = full.visual.face_colors[0]  # each node is one colour; matte, as paint on a table is
         mesh.visual = trimesh.visual.TextureVisuals(material=trimesh.visual.material.PBRMaterial(
             baseColorFactor=colour, metallicFactor=0.0, roughnessFactor=0.9, alphaMode="BLEND" if colour[3] < 255
