@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -20,12 +21,13 @@ import pytest
 from PIL import Image
 
 from lofkit import LofkitError, World, scene_from_data
-from lofkit.design.executors import open_executor
+from lofkit.design.executors import WORKER_MODULES, open_executor
 from lofkit.design.exposure import SightOptions, viewer_batches
 from lofkit.design.layout import cell_centres, place, terrain_only, zone_points
 from lofkit.design.scorecard import heatmap, lanes, scorecard, symmetry, terrain_density
 from lofkit.rules.lof import check
 from tests.helpers import scene_data, wall, write_scene
+from tests.worker_probe import parent_and_modules
 
 WIDTH = 300.0
 OPTIONS = SightOptions(cell_size=50, viewer_spacing=50)
@@ -212,6 +214,19 @@ def test_serial_and_process_pool_agree(serial_heatmap):
         pooled = heatmap(world_of(table(MIXED, depth=400)), "blue", SPREAD, pool)
     assert np.array_equal(pooled.seen, serial_heatmap.seen)  # the full matrix: rows (viewers) in the same order
     assert np.array_equal(pooled.counts, serial_heatmap.counts)
+
+
+@pytest.mark.slow
+def test_pool_workers_are_forked_from_one_server_that_imported_their_modules():
+    """No worker imports lofkit for itself: each starts from the server that did, and the next pool's workers come
+    from the same server (the spawn start method fails both: its workers are this process's children, and bare)."""
+    parents = []
+    for _ in range(2):
+        with open_executor("processes:2") as pool:
+            answers = list(pool.map(parent_and_modules, [WORKER_MODULES] * 4))
+        assert all(modules == list(WORKER_MODULES) for _, modules in answers), answers
+        parents.append({parent for parent, _ in answers})
+    assert len(parents[0]) == 1 and parents[1] == parents[0] != {os.getpid()}
 
 
 def test_analyses_hand_workers_the_terrain_alone():

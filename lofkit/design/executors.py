@@ -1,6 +1,7 @@
 """Where batches of work run: `concurrent.futures` executors named by a short spec.
 
-- `processes` (the default): a process pool with one worker per core; `processes:N` for N workers;
+- `processes` (the default): a process pool with one worker per core; `processes:N` for N workers; the workers are
+  forked from a server process that imported the jobs' modules once (`worker_context`), not each started afresh;
 - `serial`: in this process, one batch after another (debugging, tiny tables);
 - `dask://HOST:PORT`: a Dask distributed cluster (`pip install 'lofkit[cluster]'`); its workers must reach the scene's
   mesh files at the same paths (a shared folder), since they receive the scene and build its World themselves.
@@ -21,6 +22,9 @@ from lofkit.errors import LofkitError
 from lofkit.ray import set_threads
 
 EXECUTOR_HELP = "Where batches run: processes[:N] (default), serial, or dask://HOST:PORT"
+WORKER_MODULES = ("lofkit.design.exposure", "lofkit.design.tempering")
+"""What the pool's jobs run (heatmaps' batches, the layout search's chains): imported once, by the server its workers
+are forked from."""
 DASK_WAIT = 10
 """Seconds to wait for a Dask scheduler to answer, and for it to have a worker."""
 
@@ -78,6 +82,17 @@ class SerialExecutor(Executor):
         return map(fn, *iterables)
 
 
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How pool workers start: forked from a server process that imports `WORKER_MODULES` once and is kept for this
+    process's later pools ("forkserver"), where the platform has it, else each started afresh ("spawn", an import of
+    about 1.5 s each). Never forked from this process: a worker must not inherit Embree's threads."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(WORKER_MODULES))
+    return context
+
+
 @contextmanager
 def open_executor(spec: str | None = None) -> Iterator[Executor]:
     """The executor a spec names, shut down on exit."""
@@ -89,9 +104,7 @@ def open_executor(spec: str | None = None) -> Iterator[Executor]:
         if count and not (count.isdigit() and int(count) > 0):
             raise LofkitError(f"--executor {spec}: give a number of worker processes, e.g. processes:2")
         workers = int(count) if count else os.cpu_count() or 1
-        # spawn: a worker must not inherit Embree's threads from a forked parent
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_one_thread_each)
+        pool = ProcessPoolExecutor(workers, mp_context=worker_context(), initializer=_one_thread_each)
         try:
             yield pool
         finally:  # after Ctrl-C, work not yet started is dropped rather than waited for
