@@ -34,7 +34,7 @@ from lofkit.design.placing import (
 )
 from lofkit.design.targets import parse_targets, score
 from lofkit.errors import LofkitError
-from lofkit.rules.deployment import outline
+from lofkit.geometry.flat import outline
 from lofkit.scene.catalog import BUNDLED, load_catalog
 from lofkit.scene.loading import scene_from_data
 from lofkit.units import INCH

@@ -10,6 +10,7 @@ import trimesh
 import yaml
 
 from lofkit import World, load_scene, validate_file
+from lofkit.geometry import flat
 from lofkit.geometry.flat import GRID
 from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.rules.deployment import footprint
@@ -139,20 +140,43 @@ def test_every_command_runs_on_real_terrain(args, run_cli, tmp_path):
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_a_footprint_survives_geos_giving_up_on_a_triangle_soup(monkeypatch):
+def test_a_real_piece_s_outline_is_united_once_and_read_back_exactly(monkeypatch, tmp_path):
+    """The outline of a mesh of thousands of triangles is kept in the disk cache: asked again, it is read back with
+    every coordinate as united; a mesh moved by a micrometre is united afresh."""
+    monkeypatch.setenv("LOFKIT_CACHE", str(tmp_path))
+    mesh = load(CATALOG[0])
+    united = flat.outline(mesh)
+    assert len(list(tmp_path.glob("outline-*.npz"))) == 1
+
+    def never(shapes, grid_size=None):
+        raise AssertionError("united again")
+
+    monkeypatch.setattr(shapely, "union_all", never)
+    assert shapely.to_wkb(flat.outline(mesh)) == shapely.to_wkb(united)
+    moved = mesh.copy()
+    moved.vertices[0, 0] += 1e-3
+    with pytest.raises(AssertionError, match="united again"):
+        flat.outline(moved)
+
+
+def test_a_footprint_survives_geos_giving_up_on_a_triangle_soup(monkeypatch, tmp_path):
     """GEOS's exact union can fail on a real mesh's triangles (TopologyException); the footprint then snaps to
     `flat.GRID` instead of failing."""
     world = World.from_scene(load_scene(TABLE_C))
     piece = world.pieces[world.blocking_pieces[0]]
     exact = footprint.__wrapped__(piece)
     union_all = shapely.union_all
+    asked = []
 
     def fragile(shapes, grid_size=None):
+        asked.append(grid_size)
         if grid_size is None:
             raise shapely.errors.GEOSException("TopologyException: found non-noded intersection")
         return union_all(shapes, grid_size=grid_size)
 
+    monkeypatch.setenv("LOFKIT_CACHE", str(tmp_path))  # united afresh, not read from the disk cache
     monkeypatch.setattr(shapely, "union_all", fragile)
     snapped = footprint.__wrapped__(piece)
+    assert asked == [None, GRID]
     assert snapped.symmetric_difference(exact).area < GRID * exact.length
     assert abs(snapped.area - exact.area) < GRID * exact.length

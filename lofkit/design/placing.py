@@ -33,10 +33,9 @@ import shapely
 import shapely.affinity
 
 from lofkit.errors import LofkitError
-from lofkit.geometry.flat import overlay
+from lofkit.geometry.flat import outline, overlay
 from lofkit.geometry.terrain import MeshFileError, load_mesh_file
 from lofkit.ray import backend as ray_backend
-from lofkit.rules.deployment import outline
 from lofkit.scene.catalog import load_catalog
 from lofkit.scene.silhouettes import SILHOUETTES
 from lofkit.scene.table import base_on_table

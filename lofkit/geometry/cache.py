@@ -1,9 +1,10 @@
-"""The disk cache of what is slow to compute from a mesh and depends on nothing else (`inner.mesh_parts`).
+"""The disk cache of what is slow to compute from a mesh and depends on nothing else (`inner.mesh_parts`,
+`flat.outline`).
 
 Entries are .npz files named by a key that digests the mesh's content, the settings it was computed with and the
-code that computed it (`inner.mesh_key`), so an entry is never stale: a changed mesh, setting or construction has a
-new key. Folder: $LOFKIT_CACHE, else $XDG_CACHE_HOME/lofkit, else ~/.cache/lofkit. An unreadable entry is computed
-again; a folder that cannot be written only costs the saving.
+code that computed it (`inner.mesh_key`, `flat.outline`), so an entry is never stale: a changed mesh, setting or
+construction has a new key. Folder: $LOFKIT_CACHE, else $XDG_CACHE_HOME/lofkit, else ~/.cache/lofkit. An unreadable
+entry is computed again; a folder that cannot be written only costs the saving.
 """
 
 from __future__ import annotations

@@ -35,14 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 import shapely
 
-from lofkit.geometry.flat import overlay
+from lofkit.geometry.flat import outline
 from lofkit.geometry.support import BaseFit, base_fit
 from lofkit.geometry.world import World
 from lofkit.rules.measure import base_contact, base_distance
 from lofkit.units import EPS, reported
-
-SLIVER_AREA = 1e-9
-"""mm^2: triangles of a mesh seen from above with less area than this (its upright faces) leave its footprint out."""
 
 RULES = ("own_zone", "base_contact", "supported", "scenery")
 """Problem codes, in docs/rules.md order; each problem names one."""
@@ -149,13 +146,6 @@ def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarr
 def footprint(piece) -> shapely.Geometry:
     """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
     return outline(piece.mesh)
-
-
-def outline(mesh) -> shapely.Geometry:
-    """A mesh's outline seen from above: the union of its triangles projected on the xy plane (slivers left out)."""
-    triangles = np.asarray(mesh.triangles)[:, :, :2]
-    flat = shapely.polygons(triangles)
-    return overlay(shapely.union_all, flat[shapely.area(flat) > SLIVER_AREA])
 
 
 def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
