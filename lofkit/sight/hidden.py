@@ -111,8 +111,10 @@ def parts_hiding_pairs(world, pairs: np.ndarray, candidates: Candidates | None =
     prisms around both volumes (`parts_crossing_every_segment`, with the pairs' `line_candidates` when known), or -1: a
     proof that they cannot see each other."""
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    return parts_crossing_every_segment(world, prisms(world.troopers, pairs[:, 0]), prisms(world.troopers, pairs[:, 1]),
-                          candidates)
+    troopers, which = np.unique(pairs, return_inverse=True)
+    around = prisms(world.troopers, troopers)  # one prism a trooper, however many pairs it is in
+    which = which.reshape(-1, 2)
+    return parts_crossing_every_segment(world, around[which[:, 0]], around[which[:, 1]], candidates)
 
 
 def hidden_half_by_half(world, pairs: np.ndarray, candidates: Candidates | None = None) -> np.ndarray:
