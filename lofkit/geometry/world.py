@@ -85,7 +85,12 @@ class World:
         self.zero_visibility = tuple(i for i, p in enumerate(pieces) if p.kind == "zero_visibility" and p.blocks_lof)
         """Zero Visibility zones: they block even segments that stay inside them."""
         self.piece_index = _box_index(np.array([np.ravel(p.bounds) for p in pieces]).reshape(-1, 6))
-        self.trooper_index = _box_index(troopers.boxes)
+
+    @functools.cached_property
+    def trooper_index(self) -> rtree.index.Index:
+        """The troopers' volume boxes (`Volumes.boxes`) in an R-tree, built when first asked (analyses that let only
+        terrain block never ask)."""
+        return _box_index(self.troopers.boxes)
 
     @functools.cached_property
     def convex_parts(self) -> ConvexParts:
@@ -109,7 +114,7 @@ class World:
         """The same table with other trooper volumes (terrain, ray scenes and caches are shared)."""
         other = copy.copy(self)
         other.troopers = troopers
-        other.trooper_index = _box_index(troopers.boxes)
+        other.__dict__.pop("trooper_index", None)
         return other
 
     @classmethod
@@ -191,7 +196,7 @@ class World:
             z = v.z.copy()
             z[auto] = rest_height(self, v.centre[auto], v.radius[auto])
             self.troopers = dataclasses.replace(v, z=z)
-            self.trooper_index = _box_index(self.troopers.boxes)
+            self.__dict__.pop("trooper_index", None)
         self.warnings.extend(_table_edge_warnings(scene, self.pieces))
         self.warnings.extend(_facing_warnings(scene))
         self.warnings.extend(_overlap_warnings(self.troopers))
