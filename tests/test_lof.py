@@ -10,6 +10,7 @@ from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.rules.lof import check, matrix
 from lofkit.scene.model import SILHOUETTES
 from lofkit.sight import search
+from lofkit.sight.glimpse import glimpse
 from lofkit.sight.lattice import WINDOW_FOUND, Lattice
 from lofkit.sight.search import sight
 from lofkit.testing import sight_brute_force
@@ -284,19 +285,29 @@ def test_fast_search_equals_the_brute_force_reference_on_constructed_scenes():
     assert any(s.seen for s in fast.values()) and not all(s.seen for s in fast.values())
 
 
-@pytest.mark.parametrize(
-    "zone",
-    [
-        {"cylinder": {"diameter": 300, "height": 200}, "position": [530, 500]},
-        {"prism": {"polygon": [[0, 0], [300, 0], [300, 100], [100, 100], [100, 300], [0, 300]], "height": 200},
-         "position": [420, 450]},  # L-shaped, not convex: no proof applies, the search must agree
-    ],
-)
+SMOKE_AROUND_BOTH = [
+    {"cylinder": {"diameter": 300, "height": 200}, "position": [530, 500]},
+    {"prism": {"polygon": [[0, 0], [300, 0], [300, 100], [100, 100], [100, 300], [0, 300]], "height": 200},
+     "position": [420, 450]},  # L-shaped, not convex: no proof applies, the search must agree
+]
+"""Zero Visibility zones that hold both troopers of `test_troopers_inside_one_zero_visibility_zone_...` whole."""
+
+
+@pytest.mark.parametrize("zone", SMOKE_AROUND_BOTH)
 def test_troopers_inside_one_zero_visibility_zone_do_not_see_each_other(zone):
     """LoF 3: Zero Visibility zones block into, through and out of themselves, whatever their shape."""
     smoke = {"id": "smoke", "kind": "zero_visibility", **zone}
     world = build_world([trooper("a", 500, 500), enemy("b", 560, 500)], [smoke])
     assert not check(world, "a", "b").sight
+
+
+@pytest.mark.parametrize("zone", SMOKE_AROUND_BOTH)
+def test_the_glimpse_too_sees_nothing_inside_one_zero_visibility_zone(zone):
+    """The same rule in the heatmaps' quick glimpse, which proves nothing before casting: its segments never leave
+    the zone, so no ray meets its surface, and they are blocked only for starting inside it."""
+    smoke = {"id": "smoke", "kind": "zero_visibility", **zone}
+    world = build_world([trooper("a", 500, 500), enemy("b", 560, 500)], [smoke])
+    assert not glimpse(world, [(0, 1)]).any()
 
 
 def test_zoc_query_and_check_agree_at_the_tolerance():
