@@ -13,7 +13,6 @@ from lofkit import World, load_scene, validate_file
 from lofkit.geometry import flat
 from lofkit.geometry.flat import GRID
 from lofkit.ray.moller_trumbore import NumpyRays
-from lofkit.rules.deployment import footprint
 from lofkit.sight.search import sight
 from lofkit.sight.segments import Segments
 from lofkit.testing import sight_brute_force
@@ -164,7 +163,7 @@ def test_a_footprint_survives_geos_giving_up_on_a_triangle_soup(monkeypatch, tmp
     `flat.GRID` instead of failing."""
     world = World.from_scene(load_scene(TABLE_C))
     piece = world.pieces[world.blocking_pieces[0]]
-    exact = footprint.__wrapped__(piece)
+    exact = flat.outline(piece.mesh)
     union_all = shapely.union_all
     asked = []
 
@@ -176,7 +175,7 @@ def test_a_footprint_survives_geos_giving_up_on_a_triangle_soup(monkeypatch, tmp
 
     monkeypatch.setenv("LOFKIT_CACHE", str(tmp_path))  # united afresh, not read from the disk cache
     monkeypatch.setattr(shapely, "union_all", fragile)
-    snapped = footprint.__wrapped__(piece)
+    snapped = flat.outline(piece.mesh)
     assert asked == [None, GRID]
     assert snapped.symmetric_difference(exact).area < GRID * exact.length
     assert abs(snapped.area - exact.area) < GRID * exact.length

@@ -2,7 +2,7 @@
 `flat.outline`).
 
 Entries are .npz files named by a key that digests the mesh's content, the settings it was computed with and the
-code that computed it (`inner.mesh_key`, `flat.outline`), so an entry is never stale: a changed mesh, setting or
+code that computed it (`mesh_key`), so an entry is never stale: a changed mesh, setting or
 construction has a new key. Folder: $LOFKIT_CACHE, else $XDG_CACHE_HOME/lofkit, else ~/.cache/lofkit. An unreadable
 entry is computed again; a folder that cannot be written only costs the saving.
 """
@@ -10,6 +10,7 @@ entry is computed again; a folder that cannot be written only costs the saving.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -25,6 +26,15 @@ def folder() -> Path:
     if os.environ.get("LOFKIT_CACHE"):
         return Path(os.environ["LOFKIT_CACHE"])
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lofkit"
+
+
+def mesh_key(kind: str, mesh, code: str) -> str:
+    """The key of `kind` (what is kept: "parts", "outline") of `mesh`: a digest of `code` (the code and settings
+    that compute it) and of the mesh's vertices and faces."""
+    digest = hashlib.sha256(code.encode())
+    digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
+    digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
+    return f"{kind}-{digest.hexdigest()[:32]}"
 
 
 def has(key: str) -> bool:

@@ -49,7 +49,7 @@ def outline(mesh) -> shapely.Geometry:
     read from the disk cache when it holds it."""
     if len(mesh.faces) < CACHED_TRIANGLES:
         return _united_triangles(mesh)
-    key = _outline_key(mesh)
+    key = cache.mesh_key("outline", mesh, _code_digest())
     saved = cache.load(key, SavedOutline)
     if saved is not None:
         return shapely.from_wkb(saved.wkb.tobytes())
@@ -68,10 +68,3 @@ def _united_triangles(mesh) -> shapely.Geometry:
 def _code_digest() -> str:
     """This module's source and GEOS's version: changed code never reads outlines the old code saved."""
     return hashlib.sha256(Path(__file__).read_bytes() + shapely.geos_version_string.encode()).hexdigest()
-
-
-def _outline_key(mesh) -> str:
-    digest = hashlib.sha256(_code_digest().encode())
-    digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
-    digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
-    return f"outline-{digest.hexdigest()[:32]}"

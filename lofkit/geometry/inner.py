@@ -132,10 +132,7 @@ def code_digest() -> str:
 def mesh_key(mesh: trimesh.Trimesh) -> str:
     """A digest of the mesh's vertices and faces, of the construction's settings and of its code (`code_digest`)."""
     settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP)
-    digest = hashlib.sha256(f"{code_digest()} {settings!r}".encode())
-    digest.update(np.ascontiguousarray(mesh.vertices, dtype=np.float64).tobytes())
-    digest.update(np.ascontiguousarray(mesh.faces, dtype=np.int64).tobytes())
-    return f"parts-{digest.hexdigest()[:32]}"
+    return cache.mesh_key("parts", mesh, f"{code_digest()} {settings!r}")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import shapely
 import trimesh
 
 from lofkit.errors import Problem
+from lofkit.geometry.flat import outline
 from lofkit.geometry.inner import (
     MeshParts,
     capped_surface,
@@ -68,6 +69,12 @@ class Piece:
         and y low, then high)."""
         ends = self.mesh.vertices[self.mesh.edges_unique]
         return ends, np.hstack([ends[:, :, :2].min(axis=1), ends[:, :, :2].max(axis=1)])
+
+    @cached_property
+    def outline(self) -> shapely.Geometry:
+        """The placed mesh seen from above (`flat.outline`), kept with the piece: worlds rebuilt from the same pieces
+        (the workbench's after each change) draw and measure it again without uniting a triangle."""
+        return outline(self.mesh)
 
     @cached_property
     def parts(self) -> MeshParts:

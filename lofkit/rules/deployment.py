@@ -29,13 +29,11 @@ silent:
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 import shapely
 
-from lofkit.geometry.flat import outline
 from lofkit.geometry.support import BaseFit, base_fit
 from lofkit.geometry.world import World
 from lofkit.rules.measure import base_contact, base_distance
@@ -142,10 +140,9 @@ def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarr
     return np.asarray(radii, dtype=float) - signed_clearance(zone, centres)
 
 
-@functools.lru_cache(maxsize=256)
 def footprint(piece) -> shapely.Geometry:
     """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
-    return outline(piece.mesh)
+    return piece.outline
 
 
 def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:

@@ -65,20 +65,14 @@ def _points(coords, depth: float) -> str:
     return " ".join(f"{x:.1f},{depth - y:.1f}" for x, y in coords)
 
 
-_footprints: dict = {"pieces": None, "outlines": []}
-"""The footprints of the last terrain drawn (a footprint unites every triangle of a piece: too slow for each view)."""
-
-
 def _outlines(world) -> list[tuple[object, list[shapely.Polygon]]]:
-    """Each terrain piece with its footprint's polygons (kept while the World's terrain stays the same)."""
-    if _footprints["pieces"] is not world.pieces:
-        outlines = []
-        for piece in world.pieces:
-            shape = footprint(piece)
-            outlines.append((piece, [p for p in getattr(shape, "geoms", [shape])
-                                     if isinstance(p, shapely.Polygon) and not p.is_empty]))
-        _footprints.update(pieces=world.pieces, outlines=outlines)
-    return _footprints["outlines"]
+    """Each terrain piece with its footprint's polygons (each piece keeps its footprint: `Piece.outline`)."""
+    outlines = []
+    for piece in world.pieces:
+        shape = footprint(piece)
+        outlines.append((piece, [p for p in getattr(shape, "geoms", [shape])
+                                 if isinstance(p, shapely.Polygon) and not p.is_empty]))
+    return outlines
 
 
 def _terrain(world, depth: float, marks: Marks) -> list[str]:
