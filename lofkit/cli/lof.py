@@ -108,13 +108,14 @@ MATRIX_MARKS = {
 @scene_argument
 @json_option
 def matrix(scene: str, as_json: bool) -> None:
-    """Line of Fire for every ordered pair of troopers (sight computed once per pair)."""
+    """Line of Fire for every ordered pair of troopers (sight computed once per pair; ask `check` for a pair's
+    evidence)."""
     world = load_world(scene, quiet=as_json)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed:,} segments"),
                TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task(f"sight for {len(world.troopers)} troopers", total=None)
-        result = lof.matrix(world, progress=lambda cast, tested=0: bar.advance(task, cast + tested))
+        result = lof.matrix(world, progress=lambda cast, tested=0: bar.advance(task, cast + tested), evidence=False)
     if as_json:
         emit_json(result.to_dict())
         return
