@@ -6,6 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.lofkit-installed
 SYSTEM_PACKAGES := libegl1 libegl-mesa0 libgl1-mesa-dri chromium
 export VTK_DEFAULT_OPENGL_WINDOW := vtkEGLRenderWindow
+# Python keeps lofkit's and the tests' compiled bytecode in __pycache__ even where the environment says not to (as
+# container images often do): else every lofkit process, and each test worker's assertion rewriting, compiles the
+# sources again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-fast docs lint setup system-deps models real-models tables bench screenshots clean
 
@@ -50,6 +54,8 @@ $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,serve,scan,dev]'
+	@echo "compiling lofkit's sight kernels once: numba keeps them beside the code for every later command"
+	$(BIN)/lofkit matrix examples/tables/table-b.yaml --json > /dev/null
 	@touch $(STAMP)
 
 system-deps:
