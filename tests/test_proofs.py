@@ -85,13 +85,22 @@ def _dense_rows(world, s: int, t: int) -> _Rows:
     return eye_batch(world, np.array([[s, t]]), np.array([0]), True, dense_eyes)
 
 
+ROWS_AT_ONCE = 32
+"""Eyes whose segments are cast together: a dense S5's eyes to every lattice point are millions of segments."""
+
+
 def _blocked_points(world, rows: _Rows, axis: np.ndarray, lattice: Lattice, cols, lines) -> np.ndarray:
     """Embree's answer for the segments from each row's eye to its lattice points cols x lines: (n, c, r)."""
     v = world.troopers
-    points = template_points(lattice, axis, v.centre[rows.target], v.z[rows.target], cols, lines)
-    starts = np.repeat(rows.eye, points.shape[1] * points.shape[2], axis=0)
-    segments = Segments.between(starts, points.reshape(-1, 3))
-    return blocked(world, segments, np.zeros((len(starts), 0), dtype=int)).reshape(points.shape[:3])
+    answer = np.empty((len(rows.eye), len(cols), len(lines)), dtype=bool)
+    for first in range(0, len(rows.eye), ROWS_AT_ONCE):
+        at = slice(first, first + ROWS_AT_ONCE)
+        target = rows.target[at]
+        points = template_points(lattice, axis[at], v.centre[target], v.z[target], cols, lines)
+        starts = np.repeat(rows.eye[at], points.shape[1] * points.shape[2], axis=0)
+        segments = Segments.between(starts, points.reshape(-1, 3))
+        answer[at] = blocked(world, segments, np.zeros((len(starts), 0), dtype=int)).reshape(points.shape[:3])
+    return answer
 
 
 def _check_screen(world, rows: _Rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
