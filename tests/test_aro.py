@@ -17,9 +17,12 @@ def test_stations_are_at_most_two_and_a_half_mm_apart_with_ends_and_corners():
     assert points[corner].tolist() == [[0, 0], [10, 0], [10, 7]]
 
 
-def test_an_aro_that_only_appears_from_the_middle_of_the_path():
-    """The wall hides the start of the move; the reactor's first LoF is about 70% along it."""
-    world = build_world([trooper("a", 400, 300), enemy("r", 450, 800)], [WALL])
+@pytest.mark.parametrize("start", [400.0, 376.0, 366.0])
+def test_an_aro_that_only_appears_from_the_middle_of_the_path(start):
+    """The wall hides the start of the move; the reactor's first LoF is about 70% along it. From each start, the
+    first sighting falls elsewhere in a run of stations: at 376 mm, in the second half of a run whose first half the
+    wall hides."""
+    world = build_world([trooper("a", start, 300), enemy("r", 450, 800)], [WALL])
     assert aro(world, "a").reactions == ()
     (reaction,) = aro(world, "a", [(800, 300)]).reactions
     assert reaction.by == "lof" and 0.5 < reaction.path_fraction < 0.9

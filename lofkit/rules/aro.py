@@ -10,8 +10,8 @@ Sampling: the path is cut into stations at most `SPACING` (2.5 mm) apart, its en
 active trooper standing at each (at its own elevation), so any stretch of at least 2.5 mm of travel from which the
 reactor has LoF holds a station: no window of sight of 3 mm of travel is missed. Stations are taken in path order in
 runs of `RUN` mm: a run is skipped for a reactor when one convex blocker cuts every segment between the reactor and
-the volume swept along that run (the same proof as for a single pair), else its stations are checked, all
-reactors together, and the first one with LoF is reported.
+the volume swept along that run (the same proof as for a single pair), else each half of it, and so on down to a
+few stations; the stations left are checked, all reactors together, and the first one with LoF is reported.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from lofkit.sight.search import sight
 
 SPACING = 2.5
 RUN = 40.0
+SPLIT_DOWN_TO = 8
+"""Stations of the shortest stretch of a run proved hidden on its own (its halves are searched station by station)."""
 SAME_CORNER = 1e-9
 """mm: path corners closer than this are one corner (a zero-length leg has no direction to step along)."""
 ANY_ARO = ("any ARO",)
@@ -228,9 +230,10 @@ def aro(world: World, active: str, path: list[tuple[float, float]] | None = None
         for r in reactors:
             if r in found:
                 continue
-            looking = copies[run][may_trace(mv, r, copies[run], world.scene.base_contact_tolerance)]
-            if len(looking) == 0 or _hidden_along(moved, r, copies[run], corner[run]):
+            traceable = may_trace(mv, r, copies[run], world.scene.base_contact_tolerance)
+            if not traceable.any():
                 continue
+            looking = copies[run][traceable & ~_hidden_along(moved, r, copies[run], corner[run])]
             pairs += [(r, c) for c in looking]
         if pairs:
             seen = sight(moved, pairs, evidence=False)
@@ -264,10 +267,17 @@ def _runs(travelled: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(bucket == b) for b in np.unique(bucket)]
 
 
-def _hidden_along(world, reactor: int, run: np.ndarray, corner: np.ndarray) -> bool:
-    """Whether one convex blocker hides the whole volume swept along this run from the reactor."""
+def _hidden_along(world, reactor: int, run: np.ndarray, corner: np.ndarray) -> np.ndarray:
+    """Which stations of this run are proved hidden from the reactor: all of them when one convex blocker hides the
+    whole volume swept along the run, else those of its halves that are, halved down to `SPLIT_DOWN_TO` stations."""
     v = world.troopers
     ends = np.unique(np.concatenate([run[[0, -1]], run[corner]]))
     swept = np.vstack([prism_vertices(v, c) for c in ends])
     near = np.unique(np.concatenate([blocking_troopers(world, reactor, c) for c in ends]))
-    return blocker_crossing_every_segment(world, prism_vertices(v, reactor), swept, near) is not None
+    if blocker_crossing_every_segment(world, prism_vertices(v, reactor), swept, near) is not None:
+        return np.ones(len(run), dtype=bool)
+    if len(run) <= SPLIT_DOWN_TO:
+        return np.zeros(len(run), dtype=bool)
+    half = len(run) // 2
+    return np.concatenate([_hidden_along(world, reactor, run[:half], corner[:half]),
+                           _hidden_along(world, reactor, run[half:], corner[half:])])
