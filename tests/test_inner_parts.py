@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -271,6 +273,42 @@ def test_parts_are_cached_by_content(tmp_path, monkeypatch):
     entry.write_bytes(b"not an npz file")
     assert np.array_equal(mesh_parts(ring).boxes, first.boxes)  # an unreadable entry is computed again
     assert cache.load(mesh_key(ring), inner.MeshParts) is not None  # and saved over
+
+
+BOTH_ASK = """
+import dataclasses, sys, time
+from pathlib import Path
+import numpy as np
+from lofkit.geometry import cache
+
+@dataclasses.dataclass
+class Entry:
+    value: np.ndarray
+
+def compute():
+    with open(Path(sys.argv[1]) / "computed", "a") as log:
+        log.write(sys.argv[2] + "\\n")
+    time.sleep(1.0)
+    return Entry(np.arange(3))
+
+folder, me, other = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+(folder / f"ready-{me}").touch()
+while not (folder / f"ready-{other}").exists():  # both ask at once
+    time.sleep(0.01)
+print(cache.kept("parts-asked-twice", Entry, compute).value.tolist())
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_asking_for_one_entry_compute_it_once(tmp_path):
+    """The second waits while the first computes, then reads what it saved; no lock file is left behind."""
+    env = {**os.environ, "LOFKIT_CACHE": str(tmp_path)}
+    asking = [subprocess.Popen([sys.executable, "-c", BOTH_ASK, str(tmp_path), me, other], env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for me, other in (("a", "b"), ("b", "a"))]
+    answers = [process.communicate(timeout=120) for process in asking]
+    assert [out for out, _ in answers] == ["[0, 1, 2]\n"] * 2, answers
+    assert len((tmp_path / "computed").read_text().split()) == 1
+    assert sorted(p.suffix for p in tmp_path.glob("parts-*")) == [".npz"]
 
 
 @pytest.mark.parametrize("module", [inner, voxels], ids=["inner", "voxels"])

@@ -4,15 +4,18 @@
 Entries are .npz files named by a key that digests the mesh's content, the settings it was computed with and the
 code that computed it (`mesh_key`), so an entry is never stale: a changed mesh, setting or
 construction has a new key. Folder: $LOFKIT_CACHE, else $XDG_CACHE_HOME/lofkit, else ~/.cache/lofkit. An unreadable
-entry is computed again; a folder that cannot be written only costs the saving.
+entry is computed again; a folder that cannot be written only costs the saving. While one process computes an entry,
+another that needs it waits for it rather than computing it too (`kept`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -50,6 +53,40 @@ def load(key: str, kind: type[T]) -> T | None:
     except (OSError, KeyError, ValueError):
         return None
     return kind(**{name: value if value.ndim else value.item() for name, value in fields.items()})
+
+
+def kept(key: str, kind: type[T], compute: Callable[[], T]) -> T:
+    """The entry under `key`, else `compute()`, saved under it. One process at a time computes a key: the others
+    that ask for it meanwhile wait, then read what it saved."""
+    found = load(key, kind)
+    if found is None:
+        with _computing(key):
+            found = load(key, kind)  # saved by the process this one waited for
+            if found is None:
+                found = compute()
+                save(key, found)
+    return found
+
+
+@contextlib.contextmanager
+def _computing(key: str) -> Iterator[None]:
+    """Hold the lock file of `key` (an advisory lock: `fcntl.flock`), where the system and the folder allow one; the
+    file is removed after, and a process still waiting on it finds the entry saved."""
+    try:
+        import fcntl
+
+        folder().mkdir(parents=True, exist_ok=True)
+        handle = open(folder() / f"{key}.lock", "w")
+    except (ImportError, OSError):  # no flock (Windows), or a folder that cannot be written: compute unlocked
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(handle.name)
 
 
 def save(key: str, value) -> None:

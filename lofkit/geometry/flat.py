@@ -49,13 +49,9 @@ def outline(mesh) -> shapely.Geometry:
     read from the disk cache when it holds it."""
     if len(mesh.faces) < CACHED_TRIANGLES:
         return _united_triangles(mesh)
-    key = cache.mesh_key("outline", mesh, _code_digest())
-    saved = cache.load(key, SavedOutline)
-    if saved is not None:
-        return shapely.from_wkb(saved.wkb.tobytes())
-    shape = _united_triangles(mesh)
-    cache.save(key, SavedOutline(np.frombuffer(shapely.to_wkb(shape), dtype=np.uint8)))
-    return shape
+    saved = cache.kept(cache.mesh_key("outline", mesh, _code_digest()), SavedOutline,
+                       lambda: SavedOutline(np.frombuffer(shapely.to_wkb(_united_triangles(mesh)), dtype=np.uint8)))
+    return shapely.from_wkb(saved.wkb.tobytes())
 
 
 def _united_triangles(mesh) -> shapely.Geometry:

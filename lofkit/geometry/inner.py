@@ -106,12 +106,7 @@ class MeshParts:
 
 def mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     """The proof parts of `mesh`, computed once per mesh content and kept in the disk cache (`cache`)."""
-    key = mesh_key(mesh)
-    found = cache.load(key, MeshParts)
-    if found is None:
-        found = compute_mesh_parts(mesh)
-        cache.save(key, found)
-    return found
+    return cache.kept(mesh_key(mesh), MeshParts, lambda: compute_mesh_parts(mesh))
 
 
 def parts_cached(mesh: trimesh.Trimesh) -> bool:
