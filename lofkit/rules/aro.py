@@ -32,7 +32,8 @@ from lofkit.sight.search import sight
 SPACING = 2.5
 RUN = 40.0
 SPLIT_DOWN_TO = 8
-"""Stations of the shortest stretch of a run proved hidden on its own (its halves are searched station by station)."""
+"""A stretch of a run this many stations long or shorter is not halved again: when no one blocker hides it whole,
+its stations are searched."""
 SAME_CORNER = 1e-9
 """mm: path corners closer than this are one corner (a zero-length leg has no direction to step along)."""
 ANY_ARO = ("any ARO",)
