@@ -243,7 +243,7 @@ def _ids(base: str, group: str) -> set[str]:
 def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    here, there, corner, box_at, third = _clear_points(5)
+    here, _, corner, box_at, third = _clear_points(5)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
@@ -305,11 +305,11 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         tap(page, "blue-1", touch=False)  # AROs along a move drawn on the top view
         page.get_by_role("tab", name="AROs").click()
         _mode(page, "draw-move", "path")
-        for point in (here, there):
+        for point in (third, corner):  # the nearest clear points to blue-1 (the catalogue piece and the trace undone)
             _tap_table(page, *point)
         _attribute_is(page, "[data-path]", "data-path", "2")
         _click(page, "show-aros")
-        path = ";".join(f"{round(x, 1)},{round(y, 1)}" for x, y in (here, there))
+        path = ";".join(f"{round(x, 1)},{round(y, 1)}" for x, y in (third, corner))
         expected = reactions_by_trooper(_api(workbench, f"/api/aro?trooper=blue-1&path={urllib.parse.quote(path)}"))
         assert _settled(lambda: {e.get_attribute("data-of"): e.get_attribute("data-aro")
                                  for e in page.query_selector_all("[data-aro]")}, lambda shown: shown == expected) \
