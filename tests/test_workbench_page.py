@@ -11,7 +11,6 @@ With LOFKIT_SCREENSHOTS=FOLDER set, the first test also writes the README's scre
 import io
 import json
 import os
-import shutil
 import time
 import urllib.parse
 import urllib.request
@@ -48,12 +47,11 @@ def _api(base: str, path: str) -> dict:
         return json.load(answer)
 
 
-def _screenshot(page, name: str, folder: Path, full_page: bool) -> None:
-    """A screenshot of the page in `folder`, and in LOFKIT_SCREENSHOTS when that names a folder (the README's)."""
-    page.wait_for_timeout(1000)  # the 3D view draws at its own pace
-    page.screenshot(path=str(folder / name), full_page=full_page)
+def _screenshot(page, name: str, full_page: bool) -> None:
+    """A screenshot of the page in LOFKIT_SCREENSHOTS when that names a folder (the README's: `make screenshots`)."""
     if os.environ.get("LOFKIT_SCREENSHOTS"):
-        shutil.copy(folder / name, Path(os.environ["LOFKIT_SCREENSHOTS"]) / name)
+        page.wait_for_timeout(1000)  # the 3D view draws at its own pace
+        page.screenshot(path=str(Path(os.environ["LOFKIT_SCREENSHOTS"]) / name), full_page=full_page)
 
 
 SETTLE = 15.0
@@ -116,7 +114,7 @@ def drag(page, x: float, y: float, dx: float, dy: float, touch: bool) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
-def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
+def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -142,7 +140,7 @@ def test_tap_two_troopers_drag_one_turn_it_and_undo(workbench, phone, tmp_path):
                                "i.naturalWidth > 0)", timeout=60_000)  # the picture from the shooter's eye
         if not phone:
             open_3d_view(page)
-        _screenshot(page, "workbench-phone.png" if phone else "workbench.png", tmp_path, full_page=not phone)
+        _screenshot(page, "workbench-phone.png" if phone else "workbench.png", full_page=not phone)
 
         hidden = next(p["target"] for p in _api(workbench, "/api/matrix")["pairs"]
                       if p["shooter"] == "blue-1" and not p["sight"])
