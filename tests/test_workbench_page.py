@@ -23,7 +23,6 @@ import trimesh
 import yaml
 
 from lofkit import World
-from lofkit.rules.deployment import footprint
 from lofkit.scene.loading import load_scene
 from lofkit.workbench.page import HINTS
 from lofkit.workbench.topview import reactions_by_trooper, who_sees
@@ -189,7 +188,7 @@ def test_who_sees_whom_reads_both_ways_of_the_matrix():
 def _clear_points(count: int) -> list[tuple[float, float]]:
     """`count` points of table-b at least 40 mm from every footprint and trooper and 100 mm from each other."""
     world = World.from_scene(load_scene(TABLE_B))
-    taken = shapely.union_all([footprint(p) for p in world.pieces] +
+    taken = shapely.union_all([p.outline for p in world.pieces] +
                               [shapely.Point(c).buffer(r) for c, r in zip(world.troopers.centre, world.troopers.radius)])
     chosen: list[tuple[float, float]] = []
     for y in np.arange(150.0, 1100.0, 10.0):

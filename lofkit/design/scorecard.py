@@ -19,7 +19,6 @@ from lofkit.design.layout import Placements, base_distances, cell_centres, place
 from lofkit.errors import LofkitError
 from lofkit.geometry.flat import overlay
 from lofkit.geometry.world import World
-from lofkit.rules.deployment import footprint
 from lofkit.units import to_inches
 
 Progress = Callable[[str, int, int], None]
@@ -195,7 +194,7 @@ def footprint_measures(shapes, table: tuple[float, float]) -> dict:
 
 
 def _measures(world: World) -> dict:
-    shapes = [footprint(world.pieces[i]) for i in world.blocking_pieces]
+    shapes = [world.pieces[i].outline for i in world.blocking_pieces]
     return footprint_measures(shapes, (world.scene.table.width, world.scene.table.depth))
 
 

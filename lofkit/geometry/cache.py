@@ -31,6 +31,15 @@ def folder() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lofkit"
 
 
+def code_digest(versions: str, files) -> str:
+    """A digest of what computes an entry: the `versions` of the libraries it leans on and the source `files` that
+    compute it, so that changed code never reads what the old code saved."""
+    digest = hashlib.sha256(versions.encode())
+    for file in files:
+        digest.update(Path(file).read_bytes())
+    return digest.hexdigest()
+
+
 def mesh_key(kind: str, mesh, code: str) -> str:
     """The key of `kind` (what is kept: "parts", "outline") of `mesh`: a digest of `code` (the code and settings
     that compute it) and of the mesh's vertices and faces."""

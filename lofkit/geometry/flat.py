@@ -9,10 +9,8 @@ or more for a real kit's piece, so `outline` keeps each mesh's outline in the di
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import shapely
@@ -63,4 +61,4 @@ def _united_triangles(mesh) -> shapely.Geometry:
 @functools.cache
 def _code_digest() -> str:
     """This module's source and GEOS's version: changed code never reads outlines the old code saved."""
-    return hashlib.sha256(Path(__file__).read_bytes() + shapely.geos_version_string.encode()).hexdigest()
+    return cache.code_digest(shapely.geos_version_string, (__file__,))

@@ -37,10 +37,8 @@ The proofs assume segments end outside the solid: lofkit warns about troopers wh
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -118,10 +116,7 @@ def parts_cached(mesh: trimesh.Trimesh) -> bool:
 def code_digest() -> str:
     """A digest of the code that computes the parts (this module's and `voxels`' source, and trimesh's version),
     read once per process: changed code never reads parts the old code saved."""
-    digest = hashlib.sha256(trimesh.__version__.encode())
-    for module in (__file__, voxels.__file__):
-        digest.update(Path(module).read_bytes())
-    return digest.hexdigest()
+    return cache.code_digest(trimesh.__version__, (__file__, voxels.__file__))
 
 
 def mesh_key(mesh: trimesh.Trimesh) -> str:

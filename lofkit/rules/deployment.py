@@ -140,11 +140,6 @@ def zone_outside(zone: shapely.Geometry, centres: np.ndarray, radii) -> np.ndarr
     return np.asarray(radii, dtype=float) - signed_clearance(zone, centres)
 
 
-def footprint(piece) -> shapely.Geometry:
-    """A terrain piece's outline seen from above (the union of its triangles projected on the table)."""
-    return piece.outline
-
-
 def reach_into(shape: shapely.Geometry, centre, radius: float) -> float:
     """How far (mm) a base reaches into `shape` past its edge: from the edge to the deepest point of the base."""
     return float(radius + signed_clearance(shape, np.asarray(centre))[0])
@@ -267,7 +262,7 @@ def _scenery_problems(world, checked: np.ndarray, fit: BaseFit, add) -> None:
         if not piece_ids:
             continue
         reach = [
-            {"id": pid, "reach_mm": reported(reach_into(footprint(by_id[pid]), v.centre[i], v.radius[i]))}
+            {"id": pid, "reach_mm": reported(reach_into(by_id[pid].outline, v.centre[i], v.radius[i]))}
             for pid in piece_ids
         ]
         said = ", ".join(f"'{r['id']}' (the base reaches {r['reach_mm']:.2f} mm into its footprint)" for r in reach)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import shapely
 
-from lofkit.rules.deployment import footprint
 from lofkit.rules.measure import ZOC_RADIUS
 from lofkit.scene.palette import KIND_COLOURS, NEUTRAL_COLOUR, side_colour
 
@@ -69,7 +68,7 @@ def _outlines(world) -> list[tuple[object, list[shapely.Polygon]]]:
     """Each terrain piece with its footprint's polygons (each piece keeps its footprint: `Piece.outline`)."""
     outlines = []
     for piece in world.pieces:
-        shape = footprint(piece)
+        shape = piece.outline
         outlines.append((piece, [p for p in getattr(shape, "geoms", [shape])
                                  if isinstance(p, shapely.Polygon) and not p.is_empty]))
     return outlines
