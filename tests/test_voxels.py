@@ -1,12 +1,13 @@
 """The voxel kernels of inner parts: `surface_voxels` marks every voxel a triangle meets (each voxel holding a point
 of the triangle, sampled densely, and voxel for voxel those the separating-axis test passes when every voxel of the
 triangle's bounding box is tried, which its narrowing to the voxels near the triangle's plane must not change);
-`summed_volume` counts the voxels of any box."""
+`summed_volume` counts the voxels of any box; `chessboard_depth` is the distance its definition gives, and
+`deepest_first` orders voxels as a stable sort does."""
 
 import numpy as np
 import pytest
 
-from lofkit.geometry.voxels import _meets, summed_volume, surface_voxels
+from lofkit.geometry.voxels import _meets, chessboard_depth, deepest_first, summed_volume, surface_voxels
 
 PITCH = 1.0
 SHAPE = (14, 14, 14)
@@ -79,3 +80,31 @@ def test_the_summed_volume_table_counts_every_box(seed):
                  - table[hi[0], hi[1], lo[2]] + table[lo[0], lo[1], hi[2]] + table[lo[0], hi[1], lo[2]]
                  + table[hi[0], lo[1], lo[2]] - table[lo[0], lo[1], lo[2]])
         assert count == inside[lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]].sum()
+
+
+def _depth_by_definition(inside: np.ndarray) -> np.ndarray:
+    """The most of |di|, |dj|, |dk| to the nearest voxel not inside, the cells around the grid counting as such:
+    for each voxel, the growing cubes around it, until one holds a voxel that is not inside."""
+    padded = np.pad(inside, 1)
+    depth = np.zeros(inside.shape, dtype=int)
+    for i, j, k in np.argwhere(inside):
+        r = 1
+        while padded[i + 1 - r:i + 2 + r, j + 1 - r:j + 2 + r, k + 1 - r:k + 2 + r].all():
+            r += 1
+        depth[i, j, k] = r
+    return depth
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_chessboard_depth_is_the_distance_to_the_nearest_voxel_outside(seed):
+    inside = _solid(seed)[:24, :20, :18]  # cut: some voxels inside touch the grid's faces
+    depth = np.empty(inside.shape, dtype=np.int16)
+    chessboard_depth(inside, depth)
+    assert np.array_equal(depth, _depth_by_definition(inside)) and depth.max() >= 3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_deepest_first_is_a_stable_sort_by_depth(seed):
+    depth = np.random.default_rng(seed).integers(0, 7, (9, 8, 7)).astype(np.int16)
+    where = np.flatnonzero(depth)
+    assert np.array_equal(deepest_first(depth), where[np.argsort(-depth.ravel()[where], kind="stable")])

@@ -305,12 +305,9 @@ def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     (chessboard distance to the outside; in index order among equals), and no voxel claimed yet."""
     table = np.zeros(tuple(n + 1 for n in inside.shape), dtype=np.int32)
     voxels.summed_volume(inside, table)
-    # a depth is at most half the grid's smallest side (< GRID_LIMIT ** (1 / 3)): 16-bit keys, sorted by radix
-    depth = (ndimage.distance_transform_cdt(inside, metric="chessboard") if inside.any() else np.zeros(inside.shape)
-             ).astype(np.int16)
-    where = np.flatnonzero(inside)
-    order = np.argsort(-depth.ravel()[where], kind="stable")
-    return table, where[order], np.zeros(inside.shape, dtype=bool)
+    depth = np.empty(inside.shape, dtype=np.int16)  # at most half the grid's smallest side (< GRID_LIMIT ** (1 / 3))
+    voxels.chessboard_depth(inside, depth)
+    return table, voxels.deepest_first(depth), np.zeros(inside.shape, dtype=bool)
 
 
 def through_holes(rims: tuple[np.ndarray, ...], origin: np.ndarray, pitch: float,
