@@ -208,6 +208,26 @@ def test_the_live_matrix_is_brought_up_to_date_by_one_thread_at_a_time(session, 
     assert updating.most == 1 and answers[0] == answers[1] == answers[2] == session.matrix(recompute_all=True)
 
 
+def test_the_same_question_of_the_same_scene_is_answered_once(session, monkeypatch):
+    """Several players (or the page, then the API) asking the same check or the same AROs of one scene are answered
+    from the first answer; a change to the scene, or another path, is asked anew."""
+    import lofkit.workbench.session as module
+
+    asked = []
+    for name in ("aro", "check"):
+        monkeypatch.setattr(module, name, functools.partial(lambda real, name, *args: asked.append(name) or
+                                                            real(*args), getattr(module, name), name))
+    first = session.aro("iguana")
+    first["reactions"] = "changed by its reader"
+    assert at_once(*[lambda: session.aro("iguana")] * 2) == [session.aro("iguana")] * 2 != [first] * 2
+    assert session.aro("iguana", [(600.0, 600.0)]) == session.aro("iguana", [[600, 600]])
+    assert session.check("fusilier", "iguana") == session.check("fusilier", "iguana")
+    assert asked == ["aro", "aro", "check"]
+    session.change_trooper("iguana", {"facing": 10.0})
+    session.aro("iguana")
+    assert asked == ["aro", "aro", "check", "aro"]
+
+
 def test_every_accepted_change_is_journaled_and_a_save_removes_the_journal(tmp_path):
     scene = load_scene(write_scene(tmp_path, scene_data([trooper("a", 100, 100), trooper("b", 300, 300)])))
     journal = Journal(tmp_path / ".scene.yaml.lofkit-session")

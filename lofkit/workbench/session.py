@@ -15,11 +15,14 @@ is not safe to share has one owner:
   made meanwhile replaces it without disturbing the answer;
 - the live matrix is brought up to date by one thread at a time (`_matrix`); others wait for its answer;
 - every picture is drawn on one thread of its own (`_renderer`): VTK and its OpenGL context are not thread-safe.
+The answers to `check` and `aro` are kept with the World they were asked of: the same question asked again of the
+same snapshot (by another player, or by the page and then the API) is answered at once.
 Every accepted change is written to the `journal`, when there is one, before it is answered.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import subprocess
 import sys
@@ -79,6 +82,8 @@ class Session:
         """Where each accepted change is written (None: nowhere)."""
         self._live: LiveMatrix | None = None
         """The LoF matrix of the World it was last asked of (`matrix` brings it up to date)."""
+        self._kept: tuple[World | None, dict] = (None, {})
+        """A World and the answers given on it, by question (`_kept_answer`)."""
         self._undo: list[World] = []
         self._redo: list[World] = []
         self._changing = threading.RLock()
@@ -206,7 +211,7 @@ class Session:
 
     def check(self, shooter: str, target: str) -> dict:
         """Exactly `lofkit check --json` on the current scene."""
-        return self._answer(lambda: check(self.world, shooter, target).to_dict())
+        return self._kept_answer(("check", shooter, target), lambda world: check(world, shooter, target).to_dict())
 
     def matrix(self, recompute_all: bool = False) -> dict:
         """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
@@ -222,7 +227,8 @@ class Session:
 
     def aro(self, active: str, path: list[tuple[float, float]] | None = None) -> dict:
         """Exactly `lofkit aro --json`."""
-        return self._answer(lambda: aro(self.world, active, path).to_dict())
+        drawn = None if path is None else tuple((float(x), float(y)) for x, y in path)
+        return self._kept_answer(("aro", active, drawn), lambda world: aro(world, active, path).to_dict())
 
     def picture(self, view: str, shooter: str | None = None, target: str | None = None,
                 size: tuple[int, int] = (1200, 900)) -> bytes:
@@ -271,6 +277,17 @@ class Session:
             raise Refused(404, str(exc)) from None
         except LofkitError as exc:
             raise Refused(422, str(exc)) from None
+
+    def _kept_answer(self, question: tuple, answer) -> dict:
+        """`answer(world)` on the current World, or the copy of the answer kept for `question` on it. A change makes
+        a new World, and the answers kept for the old one are let go."""
+        world = self.world
+        kept = self._kept
+        if kept[0] is not world:
+            kept = self._kept = (world, {})
+        if question not in kept[1]:
+            kept[1][question] = self._answer(lambda: answer(world))
+        return copy.deepcopy(kept[1][question])
 
     def _add(self, group: str, fields: dict, if_match: int | None) -> dict:
         """Append `fields` to the scene's `group` ("troopers" or "terrain"); answers the new entry."""
