@@ -91,10 +91,63 @@ def free_port() -> int:
     raise RuntimeError(f"no free port in {mine}")
 
 
-def run_example(script: str, folder: Path, **options) -> subprocess.CompletedProcess:
-    """Run the repository's example `script` (a path relative to the repository) in `folder`, capturing its text."""
-    return subprocess.run([sys.executable, str(REPO / script)], cwd=folder, capture_output=True, text=True,
-                          timeout=300, **options)
+EXAMPLE_IMPORTS = ["lofkit", "lofkit.viz.render"]
+"""What the example scripts import (lofkit, pyvista and VTK: about 2 s), imported once per test process by the
+server that forks their processes (`run_example`)."""
+
+
+def run_example(script: str, folder: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the repository's example `script` (a path relative to the repository) in `folder` as `python SCRIPT`
+    runs it (as `__main__`, its folder first on `sys.path`, in a process of its own), capturing its text. The
+    process is forked from a multiprocessing forkserver that has `EXAMPLE_IMPORTS` imported already."""
+    import multiprocessing
+    import tempfile
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(EXAMPLE_IMPORTS)
+    path = REPO / script
+    with tempfile.TemporaryDirectory() as scratch:
+        out, err = Path(scratch) / "stdout", Path(scratch) / "stderr"
+        process = context.Process(target=_run_script, args=(path, folder, {**os.environ, **(env or {})}, out, err))
+        process.start()
+        process.join(EXAMPLE_TIMEOUT)
+        if process.is_alive():
+            process.kill()
+            process.join()
+            raise subprocess.TimeoutExpired([sys.executable, str(path)], EXAMPLE_TIMEOUT)
+        return subprocess.CompletedProcess([sys.executable, str(path)], process.exitcode, out.read_text(),
+                                           err.read_text())
+
+
+EXAMPLE_TIMEOUT = 300.0
+
+
+def _run_script(path: Path, folder: Path, env: dict, out: Path, err: Path) -> None:
+    """In the forked process: what `python PATH` does, in `folder`, with stdout and stderr written to `out`, `err`."""
+    import runpy
+    import traceback
+
+    os.chdir(folder)
+    os.environ.clear()
+    os.environ.update(env)
+    for stream, target in ((sys.stdout, out), (sys.stderr, err)):
+        stream.flush()
+        with open(target, "wb") as file:
+            os.dup2(file.fileno(), stream.fileno())
+    sys.argv, sys.path[0:0] = [str(path)], [str(path.parent)]
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+        status = 0
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 # Army lists for the game tests, from plain dicts: a generic unit and a list builder.
