@@ -7,6 +7,8 @@
    from where it stood, facing a random way): the new World (`World.with_scene`, terrain kept) and the matrix
    brought up to date (`LiveMatrix.update`: sight searched again only for the pairs where it may change, the
    verdicts that may change rebuilt), p50 / p95 / mean, and their share of the full matrix;
+   and the same for seeded terrain edits (a 100 x 50 x 60 mm box put down on the table, or a piece taken away, as
+   the page's forms do), timed from the new World (`World.from_scene`, as an edit compiles the table again);
 3. one `check` after a move (the new World, then the verdict between the mover and a random trooper), p50 / p95;
 4. the same over the HTTP API in this process (`lofkit.workbench.api`, FastAPI's test client): a move and a check,
    p50 / p95, and the matrix after a move against `?recompute=all`;
@@ -102,6 +104,7 @@ def main(argv: list[str]) -> None:
     rng = np.random.default_rng(args.seed)
     for reach, words in ((None, "anywhere on the table"), (6 * 25.4, "up to 6 inches away")):
         live_moves(world, rng, args.moves, reach, words, full, with_evidence)
+    terrain_edits(world, rng, args.moves, full)
 
     checks = []
     for _ in range(args.moves):
@@ -140,6 +143,32 @@ def live_moves(world, rng, moves: int, reach: float | None, words: str, full: fl
           f"{'met' if updates.mean() <= 0.15 * full else 'NOT met'}); p95 / full: "
           f"{np.percentile(updates, 95) / full:.1%}; mean / `lofkit matrix`: {updates.mean() / with_evidence:.1%}; "
           f"identical to a full recomputation: {'yes' if same else 'NO'}")
+
+
+def terrain_edits(world, rng, edits: int, full: float) -> None:
+    """Section 2, for terrain: `edits` seeded edits, a box put down or a piece taken away in turn, each timed from the
+    new World (compiled again, as the workbench does) to the matrix brought up to date."""
+    from lofkit.scene.loading import scene_data, scene_from_data
+
+    live = LiveMatrix(world)
+    updates, searched = [], []
+    for k in range(edits):
+        data = scene_data(world.scene)
+        if k % 2:
+            del data["terrain"][int(rng.integers(len(data["terrain"])))]
+        else:
+            x, y = (float(c) for c in rng.uniform(150, world.scene.table.width - 150, 2))
+            data["terrain"].append({"id": f"box-{k}", "box": {"size": [100, 50, 60]}, "position": [x, y, 0]})
+        scene = scene_from_data(data, world.scene.source)
+        (world, recomputed), seconds = timed(lambda: (lambda w: (w, live.update(w)))(World.from_scene(scene)))
+        updates.append(seconds)
+        searched.append(recomputed.searched)
+    same = live.result.to_dict() == matrix(world, evidence=False).to_dict()
+    n = len(world.troopers)
+    print(f"new World and matrix after a terrain edit ({edits} seeded: boxes put down, pieces taken away): "
+          f"{spread(updates)}, mean / full: {np.mean(updates) / full:.1%}; the sight of {np.mean(searched):.0f} of "
+          f"{n * (n - 1) // 2} pairs searched again on average; identical to a full recomputation: "
+          f"{'yes' if same else 'NO'}")
 
 
 def through_the_api(moves: int, rng, baseline: float) -> None:

@@ -1,6 +1,6 @@
-"""A live LoF matrix (what the workbench keeps): after a trooper moves or turns, recomputing only the pairs that
-include it and the pairs whose sight it may change gives exactly the full matrix; the rules that keep a pair's
-sight, and the corridor they rest on, on geometry whose answer is known by hand."""
+"""A live LoF matrix (what the workbench keeps): after a trooper moves or turns, or terrain is put down, taken away
+or moved, recomputing only the pairs whose sight may change gives exactly the full matrix; the rules that keep a
+pair's sight, and the corridor they rest on, on geometry whose answer is known by hand."""
 
 import dataclasses
 
@@ -9,10 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lofkit import World, load_scene
+from lofkit import World, load_scene, scene_from_data
 from lofkit.geometry.volumes import base_volumes
-from lofkit.rules.live import LiveMatrix, affected_pairs, affected_verdicts, sight_may_change
+from lofkit.rules.live import (
+    LiveMatrix,
+    affected_pairs,
+    affected_verdicts,
+    changed_pieces,
+    corridors_meeting,
+    sight_may_change,
+    sight_may_change_with,
+)
 from lofkit.rules.lof import matrix
+from lofkit.scene.loading import scene_data as scene_file_data
 from lofkit.sight.corridor import comes_near, in_corridor
 from lofkit.sight.search import sight
 from tests.helpers import REPO, build_world, trooper
@@ -23,7 +32,7 @@ def moved(world, index: int, **changes):
     """The world with trooper `index` changed (`position`, `facing`, `state`, ...), its terrain kept."""
     troopers = list(world.scene.troopers)
     troopers[index] = troopers[index].model_copy(update=changes)
-    return world.with_scene(world.scene.model_copy(update={"troopers": troopers}))
+    return world.with_scene(world.scene.model_copy(update={"troopers": tuple(troopers)}))
 
 
 def sights_before(world) -> list:
@@ -200,3 +209,117 @@ def test_after_random_moves_the_live_matrix_is_the_full_one(table, reach):
         world = moved(world, k, position=position, facing=float(rng.uniform(0, 360)), facing_towards=None)
         live.update(world)
         assert live.result.to_dict() == matrix(world, evidence=False).to_dict()
+
+
+def with_terrain(world, terrain) -> World:
+    """The world with its terrain replaced by `terrain` (scene-file entries), its troopers kept."""
+    return World.from_scene(scene_from_data({**scene_file_data(world.scene), "terrain": list(terrain)},
+                                            world.scene.source))
+
+
+def terrain_of(world) -> list[dict]:
+    return scene_file_data(world.scene)["terrain"]
+
+
+def searched_with(before, after, sights) -> set:
+    return {tuple(p) for p in sight_may_change_with(before.troopers, after.troopers, sights,
+                                                    *changed_pieces(before, after)).tolist()}
+
+
+def test_a_wall_put_down_searches_only_the_pairs_that_saw_across_it_and_taken_away_those_it_hid():
+    """a and b see each other across open ground, c and d too, 400 mm further up the table. A wall (y 150 to 650)
+    put down across a-b's line meets a-b's corridor and those of the pairs crossing it (a-d and b-c cross it at
+    y = 500), not c-d's (at y = 700): those three saw, and are searched again. A crate then put down in a-d's
+    corridor is not searched for: the wall hides that pair already, and more terrain can hide no pair less. Taken
+    away, the wall's pairs that it hid are searched."""
+    world = build_world([trooper("a", 100, 300), trooper("b", 900, 300), trooper("c", 100, 700),
+                         trooper("d", 900, 700)])
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]  # np.triu_indices order
+    wall = {"id": "wall", "box": {"size": [20, 500, 100]}, "position": [500, 400, 0]}
+    walled = with_terrain(world, [wall])
+    assert changed_pieces(world, walled)[0] == [] and [p.id for p in changed_pieces(world, walled)[1]] == ["wall"]
+    sights = sights_before(world)
+    assert all(s.seen for s in sights)
+    assert searched_with(world, walled, sights) == {(0, 1), (0, 3), (1, 2)}
+    live = LiveMatrix(world)
+    assert live.update(walled).searched == 3
+    assert live.result.to_dict() == matrix(walled, evidence=False).to_dict()
+    hidden = sights_before(walled)
+    assert [s.seen for s in hidden] == [False, True, False, False, True, True]
+
+    crate = {"id": "crate", "box": {"size": [30, 30, 60]}, "position": [300, 380, 0]}
+    crated = with_terrain(walled, [wall, crate])
+    assert [pair for pair, meets in zip(pairs, corridors_meeting(walled.troopers, [crated.pieces[1]])) if meets] \
+        == [(0, 3)]
+    assert searched_with(walled, crated, hidden) == set()
+    assert live.update(crated).searched == 0
+    assert live.result.to_dict() == matrix(crated, evidence=False).to_dict()
+
+    assert searched_with(walled, world, hidden) == {(0, 1), (0, 3), (1, 2)}
+    live.update(world)
+    assert live.result.to_dict() == matrix(world, evidence=False).to_dict()
+
+
+def test_a_piece_moved_is_taken_away_and_put_down_and_one_kept_is_neither():
+    crate = {"id": "crate", "box": {"size": [60, 60, 60]}, "position": [300, 300, 0]}
+    wall = {"id": "wall", "wall": {"from": [600, 100], "to": [600, 500], "thickness": 10, "height": 80}}
+    world = build_world([trooper("a", 100, 100)], [crate, wall])
+    moved_crate = with_terrain(world, [{**crate, "position": [320, 300, 0]}, wall])
+    taken, put = changed_pieces(world, moved_crate)
+    assert [p.id for p in taken] == [p.id for p in put] == ["crate"] and taken[0] is world.pieces[0]
+    assert changed_pieces(world, with_terrain(world, [wall, crate])) == ([], [])  # the same pieces, in another order
+
+
+TERRAIN_EDITS = ("put", "take", "move")
+
+
+@settings(max_examples=25, **SETTINGS)
+@given(layouts(), st.data())
+def test_after_terrain_changes_in_random_layouts_the_live_matrix_is_the_full_one(layout, data):
+    """Boxes put down on the table, pieces taken away and pieces moved, each with a trooper's move or none, in a small
+    scene of terrain and 2-4 troopers (`tests.strategies.layouts`)."""
+    world = scene(layout)
+    live = LiveMatrix(world)
+    for step in range(3):
+        terrain = terrain_of(world)
+        edit = data.draw(st.sampled_from(TERRAIN_EDITS if terrain else ("put",)))
+        if edit == "put":
+            x, y = (data.draw(st.floats(250, 850)) for _ in range(2))
+            terrain.append({"id": f"put-{step}", "box": {"size": [data.draw(st.floats(10, 120)), 30,
+                                                                  data.draw(st.floats(10, 90))]},
+                            "position": [x, y, 0], "rotation": data.draw(st.floats(0, 180))})
+        else:
+            k = data.draw(st.integers(0, len(terrain) - 1))
+            piece = terrain.pop(k)
+            if edit == "move" and "position" in piece:
+                x, y = piece["position"][:2]
+                terrain.append({**piece, "position": [x + data.draw(st.floats(-80, 80)),
+                                                      y + data.draw(st.floats(-80, 80)), *piece["position"][2:]]})
+        world = with_terrain(world, terrain)
+        if data.draw(st.booleans()):
+            k = data.draw(st.integers(0, len(world.troopers) - 1))
+            x, y = world.scene.troopers[k].position
+            world = moved(world, k, position=(x + data.draw(st.floats(-100, 100)), y))
+        live.update(world)
+        assert live.result.to_dict() == matrix(world, evidence=False).to_dict()
+
+
+@pytest.mark.slow
+def test_after_random_terrain_changes_on_table_b_the_live_matrix_is_the_full_one():
+    """Crates put down anywhere, and pieces of table-b taken away, as the workbench's forms do."""
+    world = World.from_scene(load_scene(REPO / "examples" / "tables" / "table-b.yaml"))
+    live = LiveMatrix(world)
+    rng = np.random.default_rng(3)
+    searched = []
+    for step in range(4):
+        terrain = terrain_of(world)
+        if step % 2:
+            del terrain[int(rng.integers(len(terrain)))]
+        else:
+            x, y = rng.uniform(200, 1000, 2)
+            terrain.append({"id": f"crate-{step}", "box": {"size": [80, 40, 60]}, "position": [x, y, 0]})
+        world = with_terrain(world, terrain)
+        searched.append(live.update(world).searched)
+        assert live.result.to_dict() == matrix(world, evidence=False).to_dict()
+    pairs = len(world.troopers) * (len(world.troopers) - 1) // 2
+    assert 0 < max(searched) < pairs / 2, searched  # the edits search some pairs, not the whole table again

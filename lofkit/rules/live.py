@@ -1,5 +1,5 @@
-"""The LoF matrix of a table that changes one trooper at a time (the workbench keeps one): only what can change is
-recomputed.
+"""The LoF matrix of a table that changes a trooper or a terrain piece at a time (the workbench keeps one): only what
+can change is recomputed.
 
 A verdict between A and B depends on A, B, the terrain and, through sight alone, the troopers in their corridor
 (`corridor.in_corridor`: those meeting the convex hull of the two volumes, which holds every segment between
@@ -9,9 +9,19 @@ unobstructed"), and the arc only the shooter's facing (LoF 1). So when troopers 
 (`moved_troopers`) and the pairs whose corridor holds one before or after, except where the rules of
 `sight_may_change` keep it; the verdicts of those pairs and of the pairs that include a changed trooper are rebuilt
 from their sight, of a trooper that only turned only its own shots (`affected_verdicts`). Every other verdict stands
-as it was. `LiveMatrix.result.to_dict()` is then exactly `lof.matrix`'s on the changed table (tests check it after
-random moves). A matrix's answer shows no evidence, so none is gathered for it (no blocker counts; a kept sight
-keeps its earlier witness or proof): ask `check` for the evidence of a pair.
+as it was.
+
+Terrain changes the same way (`changed_pieces`: pieces taken away, and pieces put down, as a moved piece is both).
+A piece that does not meet a pair's corridor cannot block a segment between the two; and sight is monotone in the
+terrain (LoF 2: sight is one unobstructed segment, or none), so taking a piece away can only make hidden pairs see,
+and putting one down can only hide pairs that saw. So sight is searched again for the hidden pairs whose corridor
+meets a piece taken away and the pairs that saw whose corridor meets a piece put down (`sight_may_change_with`; a
+trooper standing on a piece rises or falls with it, and the pairs of a trooper that moved are searched anyway), and
+every verdict is rebuilt from its sight (base contact and cover read the terrain).
+
+`LiveMatrix.result.to_dict()` is then exactly `lof.matrix`'s on the changed table (tests check it after random moves
+and terrain changes). A matrix's answer shows no evidence, so none is gathered for it (no blocker counts; a kept
+sight keeps its earlier witness or proof): ask `check` for the evidence of a pair.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
+import shapely
 
 from lofkit.rules.lof import every_ordered_pair, verdicts_given_sight
 from lofkit.rules.results import LofVerdict, MatrixResult
@@ -30,6 +41,8 @@ from lofkit.sight.search import sight
 
 SIGHT_FIELDS = ("centre", "z", "radius", "height", "blocks_lof")
 """What sight reads of a trooper: its volume cylinder, and whether it obstructs LoF (LoF 2-3)."""
+PIECE_SLACK = 1.0
+"""mm added to every "may meet a piece" distance (`corridors_meeting`): more pairs searched, never one missed."""
 WITNESS_REACH = (SQUARE + PITCH) / np.sqrt(2)
 """mm from the centre of a witness's square within which every lattice point the search saw it by lies: a block of
 cells at most SQUARE + PITCH wide and tall, centred on the square (`lattice.Lattice.block`, `square_corners`)."""
@@ -97,6 +110,58 @@ def sight_may_change(before, after, sights: Sequence[Sight] | None = None) -> np
     return np.column_stack([a[search], b[search]])
 
 
+def changed_pieces(before, after) -> tuple[list, list]:
+    """The terrain pieces of World `before` that World `after` has not (taken away) and those of `after` that
+    `before` has not (put down): a piece is kept when the other World has one of the same id, kind, blocking,
+    placement and mesh."""
+    left = list(before.pieces)
+    added = []
+    for piece in after.pieces:
+        same = next((k for k, old in enumerate(left) if _same_piece(old, piece)), None)
+        if same is None:
+            added.append(piece)
+        else:
+            del left[same]
+    return left, added
+
+
+def _same_piece(a, b) -> bool:
+    return (a.id, a.kind, a.blocks_lof) == (b.id, b.kind, b.blocks_lof) and np.array_equal(a.transform, b.transform) \
+        and np.array_equal(a.local.vertices, b.local.vertices) and np.array_equal(a.local.faces, b.local.faces)
+
+
+def corridors_meeting(volumes, pieces) -> np.ndarray:
+    """Whether the corridor of each unordered pair of `volumes`, in `np.triu_indices` order, may meet any of
+    `pieces`: the corridor lies over the segment between the two centres widened by the larger radius, between the
+    lower underside and the higher top; a piece lies over the convex hull of its vertices seen from above, within
+    its bounds' heights."""
+    a, b = np.triu_indices(len(volumes), k=1)
+    lines = shapely.linestrings(np.stack([volumes.centre[a], volumes.centre[b]], axis=1))
+    reach = np.maximum(volumes.radius[a], volumes.radius[b]) + PIECE_SLACK
+    low = np.minimum(volumes.z[a], volumes.z[b]) - PIECE_SLACK
+    high = np.maximum(volumes.top[a], volumes.top[b]) + PIECE_SLACK
+    meets = np.zeros(len(a), dtype=bool)
+    for piece in pieces:
+        hull = shapely.MultiPoint(piece.mesh.vertices[:, :2]).convex_hull
+        (_, _, bottom), (_, _, top) = piece.bounds
+        meets |= (shapely.distance(lines, hull) <= reach) & (bottom <= high) & (top >= low)
+    return meets
+
+
+def sight_may_change_with(before, after, sights: Sequence[Sight], taken: Sequence, put: Sequence) -> np.ndarray:
+    """`sight_may_change` (troopers' `Volumes` before and after, each pair's sight before) when the terrain pieces
+    `taken` were taken away and `put` put down too: with the unordered pairs (in `np.triu_indices` order) that did
+    not see and whose corridor meets a piece taken away, and those that saw and whose corridor meets a piece put
+    down (see the module docstring)."""
+    search = sight_may_change(before, after, sights)
+    if not taken and not put:
+        return search
+    seen = np.array([s.seen for s in sights], dtype=bool)
+    a, b = np.triu_indices(len(after), k=1)  # the pairs of troopers that moved are in `search` already: the others
+    more = (corridors_meeting(after, taken) & ~seen) | (corridors_meeting(after, put) & seen)  # have one corridor
+    return np.unique(np.vstack([search, np.column_stack([a[more], b[more]])]), axis=0).reshape(-1, 2)
+
+
 def affected_verdicts(before, after, searched: np.ndarray) -> np.ndarray:
     """Ordered (shooter, target) pairs (k, 2), shooter by shooter, whose verdicts may differ from `before` to
     `after`: both ways, the `searched` pairs (unordered, whose sight may differ) and the pairs that include a trooper
@@ -131,8 +196,8 @@ class Recomputed:
 
 
 class LiveMatrix:
-    """The LoF matrix of `world`, kept up to date as its troopers change (`update`), with each pair's sight and the
-    scenery in base contact with each target (kept while the target stays where it is)."""
+    """The LoF matrix of `world`, kept up to date as its troopers and terrain change (`update`), with each pair's
+    sight and the scenery in base contact with each target (kept while the target and the terrain stay)."""
 
     def __init__(self, world):
         self.world = world
@@ -144,16 +209,22 @@ class LiveMatrix:
 
     def update(self, world) -> Recomputed:
         """`world` is this one with troopers moved, turned or otherwise changed (the same troopers, in the same
-        order, on the same terrain and base contact tolerance): recompute the verdicts that may differ."""
+        order, with the same base contact tolerance) and terrain pieces taken away, put down or moved: recompute the
+        verdicts that may differ."""
         if world.troopers.ids != self.world.troopers.ids:
             raise ValueError("a live matrix follows changes to its troopers, not new or removed ones")
         if world.scene.base_contact_tolerance != self.world.scene.base_contact_tolerance:
             raise ValueError("a live matrix follows changes to its troopers, not to the base contact tolerance")
         before, after = self.world.troopers, world.troopers
+        taken, put = changed_pieces(self.world, world)
         a, b = np.triu_indices(len(after), k=1)
-        searched = sight_may_change(before, after, [self._sights[pair] for pair in zip(a.tolist(), b.tolist())])
+        sights = [self._sights[pair] for pair in zip(a.tolist(), b.tolist())]
+        searched = sight_may_change_with(before, after, sights, taken, put)
         self._sights.update(sight(world, searched, evidence=False))
         self.world = world
+        if taken or put:  # base contact and cover read the terrain: every verdict again, from its sight
+            self._touching.clear()
+            return Recomputed(self._rebuild(every_ordered_pair(len(after))), len(searched))
         for trooper in moved_troopers(before, after).tolist():
             self._touching.pop(trooper, None)
         return Recomputed(self._rebuild(affected_verdicts(before, after, searched)), len(searched))

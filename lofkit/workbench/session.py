@@ -4,8 +4,8 @@ counts changes, undo and redo. The HTTP API is a thin layer over a `Session`.
 Every change is checked as a scene file is (`scene_from_data`, then what `World` checks) before it is kept: a
 refused change raises `Refused` with the problems in `lofkit validate`'s words and leaves the scene, the World and
 the version as they were. A change may name the version it was made against (`if_match`); a stale one is refused
-(409). Trooper changes keep the terrain's ray scenes (`World.with_scene`), and the matrix, when next asked for,
-recomputes only the pairs they may have changed (`rules.live`); terrain changes compile the table again.
+(409). Trooper changes keep the terrain's ray scenes (`World.with_scene`); terrain changes compile the table again.
+The matrix, when next asked for, recomputes only the pairs either may have changed (`rules.live`).
 
 Several players ask at once (the HTTP server answers each request in a thread of its own), so each engine that
 is not safe to share has one owner:
@@ -219,10 +219,10 @@ class Session:
             return matrix(self.world, evidence=False).to_dict()
         with self._matrix:
             live, world = self._live, self.world
-            if live is None or live.world.pieces is not world.pieces or live.world.troopers.ids != world.troopers.ids:
-                self._live = LiveMatrix(world)  # new terrain, or troopers added or removed: start over
+            if live is None or live.world.troopers.ids != world.troopers.ids:
+                self._live = LiveMatrix(world)  # troopers added or removed: start over
             elif live.world is not world:
-                live.update(world)  # only troopers changed since it was asked last
+                live.update(world)  # troopers changed, or terrain: only the pairs they may have changed
             return self._live.result.to_dict()
 
     def aro(self, active: str, path: list[tuple[float, float]] | None = None) -> dict:
