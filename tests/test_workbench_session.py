@@ -191,10 +191,13 @@ def test_pictures_are_drawn_one_at_a_time_on_one_thread(session, monkeypatch):
         Path(path).write_bytes(b"png")
         return path
 
-    drawing = Overlap(fake_render)
+    drawn = []
+    drawing = Overlap(lambda world, path, **options: drawn.append(options["size"]) or fake_render(world, path))
     monkeypatch.setattr(lofkit.viz.render, "render", drawing)
-    assert at_once(*[lambda: session.picture("top")] * 4) == [b"png"] * 4
+    assert at_once(*[functools.partial(session.picture, "top", size=(100 + k, 100)) for k in range(4)]) == [b"png"] * 4
     assert drawing.most == 1 and len(drawing.threads) == 1 and threading.get_ident() not in drawing.threads
+    assert sorted(drawn) == [(100 + k, 100) for k in range(4)]
+    assert session.picture("top", size=(102, 100)) == b"png" and len(drawn) == 4  # the same picture: kept
 
 
 def test_the_live_matrix_is_brought_up_to_date_by_one_thread_at_a_time(session, monkeypatch):
@@ -210,7 +213,7 @@ def test_the_live_matrix_is_brought_up_to_date_by_one_thread_at_a_time(session, 
 
 def test_the_same_question_of_the_same_scene_is_answered_once(session, monkeypatch):
     """Several players (or the page, then the API) asking the same check or the same AROs of one scene are answered
-    from the first answer; a change to the scene, or another path, is asked anew."""
+    from the first answer, also after an undo back to it; a change to the scene, or another path, is asked anew."""
     import lofkit.workbench.session as module
 
     asked = []
@@ -225,6 +228,9 @@ def test_the_same_question_of_the_same_scene_is_answered_once(session, monkeypat
     assert asked == ["aro", "aro", "check"]
     session.change_trooper("iguana", {"facing": 10.0})
     session.aro("iguana")
+    assert asked == ["aro", "aro", "check", "aro"]
+    session.undo()  # back to the table of the first answers
+    assert session.aro("iguana") == session.aro("iguana", None) and session.check("fusilier", "iguana")
     assert asked == ["aro", "aro", "check", "aro"]
 
 

@@ -15,8 +15,9 @@ is not safe to share has one owner:
   made meanwhile replaces it without disturbing the answer;
 - the live matrix is brought up to date by one thread at a time (`_matrix`); others wait for its answer;
 - every picture is drawn on one thread of its own (`_renderer`): VTK and its OpenGL context are not thread-safe.
-The answers to `check` and `aro` are kept with the World they were asked of: the same question asked again of the
-same snapshot (by another player, or by the page and then the API) is answered at once.
+The answers to `check`, `aro` and `picture` are kept with the World they were asked of (the last `KEPT_WORLDS`): the
+same question asked again of the same table (by another player, by the page and then the API, after an undo) is
+answered at once.
 Every accepted change is written to the `journal`, when there is one, before it is answered.
 """
 
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -43,6 +45,8 @@ from lofkit.scene.loading import scene_data, scene_from_data
 from lofkit.scene.model import Scene
 from lofkit.workbench.journal import Journal
 
+KEPT_WORLDS = 8
+"""Worlds whose answers a session keeps (`Session._kept_answer`): the current one and those an undo returns to."""
 TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker", "proposed")
 """What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`); `proposed: false` confirms a trooper
 found in a scan or photo."""
@@ -82,8 +86,9 @@ class Session:
         """Where each accepted change is written (None: nowhere)."""
         self._live: LiveMatrix | None = None
         """The LoF matrix of the World it was last asked of (`matrix` brings it up to date)."""
-        self._kept: tuple[World | None, dict] = (None, {})
-        """A World and the answers given on it, by question (`_kept_answer`)."""
+        self._kept: OrderedDict[int, tuple[World, dict]] = OrderedDict()
+        """The Worlds last asked of (at most `KEPT_WORLDS`, by id) and the answers given on each, by question."""
+        self._keeping = threading.Lock()
         self._undo: list[World] = []
         self._redo: list[World] = []
         self._changing = threading.RLock()
@@ -240,9 +245,7 @@ class Session:
         if (shooter is None) != (target is None):
             raise Refused(400, "give both shooter and target, or neither")
 
-        world = self.world
-
-        def draw() -> bytes:
+        def draw(world: World) -> bytes:
             overlay = Overlay()
             if shooter is not None:
                 overlay = Overlay(verdict=check(world, shooter, target), segments=sample_segments(world, shooter, target))
@@ -251,7 +254,8 @@ class Session:
                               target=target, overlay=overlay)
                 return Path(path).read_bytes()
 
-        return self._answer(lambda: self._renderer.submit(draw).result())
+        return self._kept_answer(("picture", view, shooter, target, tuple(size)),
+                                 lambda world: self._renderer.submit(draw, world).result())
 
     def report(self, shooter: str, target: str, folder: Path) -> Path:
         """Write the ruling page `lofkit report` would into `folder` (empty or new); returns its index.html. The page's
@@ -278,13 +282,17 @@ class Session:
         except LofkitError as exc:
             raise Refused(422, str(exc)) from None
 
-    def _kept_answer(self, question: tuple, answer) -> dict:
-        """`answer(world)` on the current World, or the copy of the answer kept for `question` on it. A change makes
-        a new World, and the answers kept for the old one are let go."""
+    def _kept_answer(self, question: tuple, answer):
+        """`answer(world)` on the current World, or (a copy of) the answer kept for `question` on it. The answers of
+        the last `KEPT_WORLDS` Worlds asked of are kept, so an undo or a redo finds those of the table it returns to."""
         world = self.world
-        kept = self._kept
-        if kept[0] is not world:
-            kept = self._kept = (world, {})
+        with self._keeping:
+            kept = self._kept.pop(id(world), None)
+            if kept is None or kept[0] is not world:
+                kept = (world, {})
+            self._kept[id(world)] = kept  # the latest last
+            while len(self._kept) > KEPT_WORLDS:
+                self._kept.popitem(last=False)
         if question not in kept[1]:
             kept[1][question] = self._answer(lambda: answer(world))
         return copy.deepcopy(kept[1][question])
