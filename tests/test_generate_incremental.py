@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from lofkit.design.exposure import SightOptions
 from lofkit.design.generate import SEARCH_OPTIONS, make_brief, standard_zones
-from lofkit.design.incremental import MARGIN, Evaluator, corridors_meet
+from lofkit.design.incremental import MARGIN, Evaluator
 from lofkit.design.moves import WALL_SCREEN, first_layout, propose, walled_layout
 from lofkit.design.placing import Layout, Rules, changed_pieces, footprint_of, layout_data, placed, rule_breaks
 from lofkit.design.scorecard import scorecard
@@ -23,6 +23,7 @@ from lofkit.design.targets import parse_targets
 from lofkit.geometry.world import World
 from lofkit.scene.catalog import BUNDLED
 from lofkit.scene.loading import scene_from_data
+from lofkit.sight.corridor import corridors_meet
 from lofkit.units import INCH
 
 SIDE = 24 * INCH

@@ -27,7 +27,6 @@ evaluation exactly (tests/test_generate_incremental.py). With symmetry, half is 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,14 +59,11 @@ from lofkit.geometry.world import World
 from lofkit.scene.loading import scene_from_data
 from lofkit.scene.model import Terrain
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.sight.corridor import corridors_meet
 from lofkit.units import EPS
 
 MARGIN = 1.0
 """mm added to every "may touch" distance: more pairs recomputed, never one missed."""
-QUAD_SEGMENTS = 2
-"""Segments a quarter circle of a widened hull is drawn with (few corners: a fast test). Its corners lie on the
-circle, so its chords cut inside by reach * (1 - cos(pi / 8)); widening by reach / cos(pi / 8) instead keeps the
-whole round buffer inside the polygon."""
 PIECE_CACHE = 4096
 """Placed pieces (meshes) kept per process, so a step builds only the pieces it moved."""
 
@@ -414,35 +410,6 @@ def mirrored(evaluator: Evaluator) -> dict:
     if images["cells"] is None or images["lanes"][1] is None:
         return {}
     return images
-
-
-def corridors_meet(starts: np.ndarray, ends: np.ndarray, shapes, reach: float) -> np.ndarray:
-    """Whether each segment (starts[k], ends[k]) may come within `reach` of one of `shapes`: it meets the convex
-    hull of the shape widened by `reach` (a polygon around the round buffer: `QUAD_SEGMENTS`), by the separating axis
-    test in numpy (one convex polygon against every segment at once). Conservative: a shape's hull covers more
-    than the shape, which only recomputes more pairs."""
-    hit = np.zeros(len(starts), dtype=bool)
-    lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
-    for shape in shapes:
-        hull = shapely.convex_hull(shape).buffer(reach / math.cos(math.pi / (4 * QUAD_SEGMENTS)),
-                                                 quad_segs=QUAD_SEGMENTS)
-        corners = np.asarray(hull.exterior.coords)[:-1]
-        if not shapely.is_ccw(hull.exterior):
-            corners = corners[::-1]  # counter-clockwise: the outward normal of edge (p, q) is (dy, -dx)
-        x0, y0, x1, y1 = hull.bounds
-        maybe = np.flatnonzero(~hit & (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0))
-        if len(maybe) == 0:
-            continue
-        a, b = starts[maybe], ends[maybe]
-        edges = np.roll(corners, -1, axis=0) - corners
-        normals = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
-        offsets = np.einsum("ij,ij->i", normals, corners)
-        outside = ((a @ normals.T > offsets) & (b @ normals.T > offsets)).any(axis=1)
-        across = np.stack([-(b - a)[:, 1], (b - a)[:, 0]], axis=1)
-        sides = corners @ across.T - np.einsum("ij,ij->i", across, a)
-        apart = (sides > 0).all(axis=0) | (sides < 0).all(axis=0)
-        hit[maybe] = ~(outside | apart)
-    return hit
 
 
 def _share(part: int, whole: int) -> float:

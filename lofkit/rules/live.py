@@ -15,7 +15,8 @@ Terrain changes the same way (`changed_pieces`: pieces taken away, and pieces pu
 A piece that does not meet a pair's corridor cannot block a segment between the two; and sight is monotone in the
 terrain (LoF 2: sight is one unobstructed segment, or none), so taking a piece away can only make hidden pairs see,
 and putting one down can only hide pairs that saw. So sight is searched again for the hidden pairs whose corridor
-meets a piece taken away and the pairs that saw whose corridor meets a piece put down (`sight_may_change_with`; a
+meets a piece taken away (unless a blocker left in place proves them hidden alone) and the pairs that saw whose
+corridor meets a piece put down (`sight_may_change_with`; a
 trooper standing on a piece rises or falls with it, and the pairs of a trooper that moved are searched anyway), and
 every verdict is rebuilt from its sight (base contact and cover read the terrain).
 
@@ -34,7 +35,7 @@ import shapely
 
 from lofkit.rules.lof import every_ordered_pair, verdicts_given_sight
 from lofkit.rules.results import LofVerdict, MatrixResult
-from lofkit.sight.corridor import comes_near, in_corridor
+from lofkit.sight.corridor import comes_near, corridors_meet, in_corridor
 from lofkit.sight.evidence import Sight
 from lofkit.sight.lattice import PITCH, SQUARE
 from lofkit.sight.search import sight
@@ -132,33 +133,37 @@ def _same_piece(a, b) -> bool:
 
 def corridors_meeting(volumes, pieces) -> np.ndarray:
     """Whether the corridor of each unordered pair of `volumes`, in `np.triu_indices` order, may meet any of
-    `pieces`: the corridor lies over the segment between the two centres widened by the larger radius, between the
-    lower underside and the higher top; a piece lies over the convex hull of its vertices seen from above, within
-    its bounds' heights."""
+    `pieces`: seen from above (`corridor.corridors_meet`: the segment between the centres widened by the larger
+    radius, against the hull of the piece's vertices), and in height (between the lower underside and the higher
+    top, against the piece's bounds)."""
     a, b = np.triu_indices(len(volumes), k=1)
-    lines = shapely.linestrings(np.stack([volumes.centre[a], volumes.centre[b]], axis=1))
+    starts, ends = volumes.centre[a], volumes.centre[b]
     reach = np.maximum(volumes.radius[a], volumes.radius[b]) + PIECE_SLACK
     low = np.minimum(volumes.z[a], volumes.z[b]) - PIECE_SLACK
     high = np.maximum(volumes.top[a], volumes.top[b]) + PIECE_SLACK
     meets = np.zeros(len(a), dtype=bool)
     for piece in pieces:
-        hull = shapely.MultiPoint(piece.mesh.vertices[:, :2]).convex_hull
+        footprint = shapely.MultiPoint(piece.mesh.vertices[:, :2])
         (_, _, bottom), (_, _, top) = piece.bounds
-        meets |= (shapely.distance(lines, hull) <= reach) & (bottom <= high) & (top >= low)
+        for size in np.unique(reach):  # one widened hull per base size
+            these = np.flatnonzero((reach == size) & (bottom <= high) & (top >= low) & ~meets)
+            meets[these] = corridors_meet(starts[these], ends[these], [footprint], float(size))
     return meets
 
 
 def sight_may_change_with(before, after, sights: Sequence[Sight], taken: Sequence, put: Sequence) -> np.ndarray:
     """`sight_may_change` (troopers' `Volumes` before and after, each pair's sight before) when the terrain pieces
     `taken` were taken away and `put` put down too: with the unordered pairs (in `np.triu_indices` order) that did
-    not see and whose corridor meets a piece taken away, and those that saw and whose corridor meets a piece put
-    down (see the module docstring)."""
+    not see, whose corridor meets a piece taken away and that no blocker left in place proves hidden alone, and
+    those that saw and whose corridor meets a piece put down (see the module docstring)."""
     search = sight_may_change(before, after, sights)
     if not taken and not put:
         return search
     seen = np.array([s.seen for s in sights], dtype=bool)
+    gone = {piece.id for piece in taken}
+    proved = np.array([s.proof is not None and s.proof not in gone for s in sights], dtype=bool)
     a, b = np.triu_indices(len(after), k=1)  # the pairs of troopers that moved are in `search` already: the others
-    more = (corridors_meeting(after, taken) & ~seen) | (corridors_meeting(after, put) & seen)  # have one corridor
+    more = (corridors_meeting(after, taken) & ~seen & ~proved) | (corridors_meeting(after, put) & seen)  # one corridor
     return np.unique(np.vstack([search, np.column_stack([a[more], b[more]])]), axis=0).reshape(-1, 2)
 
 

@@ -3,16 +3,25 @@
 docs/rules.md (LoF 3): segments are obstructed by "the volume of every other trooper, friendly, enemy or neutral.
 Never by: A and B themselves, markers, troopers that declared a movement in this order (`moving`)". Every segment
 between two troopers lies in the convex hull of their two volumes (eyes are in A's volume, templates in B's), so
-only the troopers whose volumes meet that hull (`in_corridor`) are tested against a pair's segments.
+only the troopers whose volumes meet that hull (`in_corridor`) are tested against a pair's segments. Seen from
+above, that hull lies within the segment between the two centres widened by the larger radius: a footprint that
+keeps clear of it cannot block the pair (`corridors_meet`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
+import shapely
 
 from lofkit.sight.tolerances import CORRIDOR_SLACK, NONZERO
+
+QUAD_SEGMENTS = 2
+"""Segments a quarter circle of a widened hull is drawn with (few corners: a fast test). Its corners lie on the
+circle, so its chords cut inside by reach * (1 - cos(pi / 8)); widening by reach / cos(pi / 8) instead keeps the
+whole round buffer inside the polygon."""
 
 
 def blocking_troopers(world, a: int, b: int) -> np.ndarray:
@@ -94,3 +103,32 @@ def corridor_troopers(world, pairs: Sequence) -> np.ndarray:
     for k, n in enumerate(near):
         cylinders[k, : len(n)] = n
     return cylinders
+
+
+def corridors_meet(starts: np.ndarray, ends: np.ndarray, shapes, reach: float) -> np.ndarray:
+    """Whether each segment (starts[k], ends[k]) may come within `reach` of one of `shapes`: it meets the convex
+    hull of the shape widened by `reach` (a polygon around the round buffer: `QUAD_SEGMENTS`), by the separating axis
+    test in numpy (one convex polygon against every segment at once). Conservative: a shape's hull covers more
+    than the shape, which only recomputes more pairs."""
+    hit = np.zeros(len(starts), dtype=bool)
+    lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
+    for shape in shapes:
+        hull = shapely.convex_hull(shape).buffer(reach / math.cos(math.pi / (4 * QUAD_SEGMENTS)),
+                                                 quad_segs=QUAD_SEGMENTS)
+        corners = np.asarray(hull.exterior.coords)[:-1]
+        if not shapely.is_ccw(hull.exterior):
+            corners = corners[::-1]  # counter-clockwise: the outward normal of edge (p, q) is (dy, -dx)
+        x0, y0, x1, y1 = hull.bounds
+        maybe = np.flatnonzero(~hit & (lo[:, 0] <= x1) & (hi[:, 0] >= x0) & (lo[:, 1] <= y1) & (hi[:, 1] >= y0))
+        if len(maybe) == 0:
+            continue
+        a, b = starts[maybe], ends[maybe]
+        edges = np.roll(corners, -1, axis=0) - corners
+        normals = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
+        offsets = np.einsum("ij,ij->i", normals, corners)
+        outside = ((a @ normals.T > offsets) & (b @ normals.T > offsets)).any(axis=1)
+        across = np.stack([-(b - a)[:, 1], (b - a)[:, 0]], axis=1)
+        sides = corners @ across.T - np.einsum("ij,ij->i", across, a)
+        apart = (sides > 0).all(axis=0) | (sides < 0).all(axis=0)
+        hit[maybe] = ~(outside | apart)
+    return hit
