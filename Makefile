@@ -54,8 +54,7 @@ $(STAMP): pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[render,photo,cluster,serve,scan,dev]'
-	@echo "compiling lofkit's sight kernels once: numba keeps them beside the code for every later command"
-	$(BIN)/lofkit matrix examples/tables/table-b.yaml --json > /dev/null
+	$(BIN)/python -m lofkit.cli.warm_up
 	@touch $(STAMP)
 
 system-deps:

@@ -235,7 +235,7 @@ def inside_closed(triangles: np.ndarray | None, points: np.ndarray) -> np.ndarra
     whole number other than 0); all False for None (no closed surface)."""
     if triangles is None:
         return np.zeros(len(points), dtype=bool)
-    winding = winding_numbers(np.ascontiguousarray(triangles, dtype=float), np.ascontiguousarray(points, dtype=float))
+    winding = winding_numbers(np.require(triangles, float, "CW"), np.require(points, float, "CW"))  # one compiled kind
     return (np.abs(winding - np.round(winding)) < 0.25) & (np.round(winding) != 0)
 
 

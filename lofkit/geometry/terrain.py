@@ -353,7 +353,9 @@ def convex_parts(pieces: Sequence[Piece], chosen: Sequence[int]) -> ConvexParts:
     padded = np.tile([0.0, 0.0, 0.0, 1.0], (len(planes), faces, 1))  # 0 . x <= 1 holds everywhere
     for k, p in enumerate(planes):
         padded[k, : len(p)] = p
-    return ConvexParts(padded[..., :3], padded[..., 3], np.array([len(p) for p in planes], dtype=np.int64),
+    # C-contiguous whatever the count of parts: the kernels are compiled once per array layout
+    return ConvexParts(np.ascontiguousarray(padded[..., :3]), np.ascontiguousarray(padded[..., 3]),
+                       np.array([len(p) for p in planes], dtype=np.int64),
                        np.array(bounds, dtype=float).reshape(-1, 6), np.array(owners, dtype=np.int64),
                        tuple(face_part), np.array(first_box, dtype=np.int64),
                        tuple((pieces[i].parts, np.linalg.inv(pieces[i].transform)) for i in chosen))

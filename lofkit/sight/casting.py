@@ -15,6 +15,7 @@ import numpy as np
 
 from lofkit.sight.corridor import corridor_troopers
 from lofkit.sight.eye_batch import EyeBatch, Views, placed_templates
+from lofkit.sight.kernel_args import kernel_array
 from lofkit.sight.kernels import lattice_segments
 from lofkit.sight.lattice import template_points
 from lofkit.sight.learning import LearnedParts
@@ -93,9 +94,9 @@ class Caster:
         when given); mark the blocked ones in `known_blocked`, and those cast in `settled` (both (n, c, r) over every
         lattice point, C-contiguous). `cols`/`lines`: shared (c,)/(r,) or per row (n, c)/(n, r)."""
         n, rows = len(which), views.rows
-        cols = np.ascontiguousarray(np.broadcast_to(cols, (n, np.shape(cols)[-1])))
-        lines = np.ascontiguousarray(np.broadcast_to(lines, (n, np.shape(lines)[-1])))
-        wanted = np.ones((n, cols.shape[1], lines.shape[1]), dtype=bool) if wanted is None else wanted
+        cols = kernel_array(np.broadcast_to(cols, (n, np.shape(cols)[-1])))
+        lines = kernel_array(np.broadcast_to(lines, (n, np.shape(lines)[-1])))
+        wanted = np.ones((n, cols.shape[1], lines.shape[1]), dtype=bool) if wanted is None else kernel_array(wanted)
         size = int(np.count_nonzero(wanted))
         out = np.empty((size, 3)), np.empty((size, 3)), np.empty(size)
         templates = placed_templates(self.world, views.lattice, rows.target[which], views.axis[which])

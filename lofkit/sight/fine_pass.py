@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from lofkit.sight import fine_pass_kernels
+from lofkit.sight.kernel_args import kernel_array
 from lofkit.sight.lattice import COARSE_STRIDES, strided_indices
 
 
@@ -52,8 +53,8 @@ def block_points(candidates: np.ndarray, block: tuple[int, int], rows: np.ndarra
     (n, c, r; by lower-left lattice point, as `clear_blocks` gives them): (len(rows), len(cols), len(lines)). Only
     such points' segments can still change which blocks are candidates."""
     inside = np.empty((len(rows), len(cols), len(lines)), dtype=bool)
-    fine_pass_kernels.block_points(candidates=candidates, wide=block[0], high=block[1], rows=rows, cols=cols,
-                                   lines=lines, out=inside)
+    fine_pass_kernels.block_points(candidates=candidates, wide=block[0], high=block[1], rows=kernel_array(rows),
+                                   cols=kernel_array(cols), lines=kernel_array(lines), out=inside)
     return inside
 
 

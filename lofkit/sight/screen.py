@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from lofkit.sight.eye_batch import EyeBatch, placed_templates
+from lofkit.sight.kernel_args import kernel_array
 from lofkit.sight.kernels import screen_eyes
 from lofkit.sight.lattice import Lattice
 from lofkit.sight.segments import Segments
@@ -61,7 +62,7 @@ def prove_hidden_before_casting(world, lattice: Lattice, rows: EyeBatch, axis: n
     cast = screen_eyes(eyes=np.ascontiguousarray(rows.eye[:, None, :]), centres=templates.centres, z=templates.z,
                        axis=templates.axis, half_width=templates.half_width, pitch=templates.pitch,
                        cells=templates.cells, across=across, up=up, cols=cols, lines=lines,
-                       candidates=np.ascontiguousarray(candidates), normals=parts.normals, offsets=parts.offsets,
+                       candidates=kernel_array(candidates), normals=parts.normals, offsets=parts.offsets,
                        faces=parts.faces, bounds=parts.bounds, trim=END_TRIM, hidden=hidden, proved=proved,
                        blocked=blocked_points, origins=origins, directions=directions, lengths=lengths)
     return hidden, proved, blocked_points, Segments(origins[:cast], directions[:cast], lengths[:cast])
