@@ -142,3 +142,17 @@ def test_bases_that_overlap_are_a_warning_touching_or_stacked_ones_are_not(b, wa
 def test_a_trooper_below_the_table_top_is_a_warning():
     world = build_world([trooper("a", 100, 100, z=-50), trooper("b", 300, 100, z=0)])
     assert [w.where for w in world.warnings if "below the table top" in w.message] == ["troopers[0].z"]
+
+
+def test_one_ray_scene_serves_both_when_the_same_pieces_block_and_support():
+    """Smoke blocks LoF but supports no base: then the two ray scenes differ, and each answers for its own pieces."""
+    plain = build_world([trooper("a", 100, 100, z="auto")], [BUILDING])
+    assert plain.solid_rays is plain.blocking_rays
+    smoke = {"id": "smoke", "cylinder": {"diameter": 60, "height": 200}, "position": [300, 300, 0],
+             "kind": "zero_visibility"}
+    smoky = build_world([trooper("a", 300, 300, z="auto")], [BUILDING, smoke])
+    assert smoky.solid_rays is not smoky.blocking_rays
+    down = np.array([[300.0, 300.0, 500.0], [600.0, 600.0, 500.0]]), np.array([[0.0, 0.0, -1.0]] * 2)
+    assert np.isfinite(smoky.blocking_rays.first_hit(*down)[0]).all()  # the smoke's top, the building's roof
+    assert list(np.isfinite(smoky.solid_rays.first_hit(*down)[0])) == [False, True]
+    assert smoky.troopers.z[0] == 0  # no base stands on smoke

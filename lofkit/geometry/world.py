@@ -80,8 +80,10 @@ class World:
         """What every ray scene of this world is built with (`lofkit.ray.backend`; Embree unless told)."""
         self.blocking_rays = self.backend([pieces[i].mesh for i in self.blocking_pieces])
         """Rays against terrain that blocks LoF; hit indices point into `blocking_pieces`."""
-        self.solid_rays = self.backend([pieces[i].mesh for i in self.solid_pieces])
-        """Rays against solid scenery (surfaces that support bases); hit indices point into `solid_pieces`."""
+        self.solid_rays = (self.blocking_rays if np.array_equal(self.solid_pieces, self.blocking_pieces) else
+                           self.backend([pieces[i].mesh for i in self.solid_pieces]))
+        """Rays against solid scenery (surfaces that support bases; the scene above when the same pieces block LoF);
+        hit indices point into `solid_pieces`."""
         self.zero_visibility = tuple(i for i, p in enumerate(pieces) if p.kind == "zero_visibility" and p.blocks_lof)
         """Zero Visibility zones: they block even segments that stay inside them."""
         self.piece_index = _box_index(np.array([np.ravel(p.bounds) for p in pieces]).reshape(-1, 6))
