@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from lofkit import World, load_scene
+from lofkit.rules.aro import aro
 from lofkit.scene.loading import relocated
 from lofkit.workbench.journal import Journal
 from lofkit.workbench.session import Refused, Session
@@ -232,6 +233,22 @@ def test_the_same_question_of_the_same_scene_is_answered_once(session, monkeypat
     session.undo()  # back to the table of the first answers
     assert session.aro("iguana") == session.aro("iguana", None) and session.check("fusilier", "iguana")
     assert asked == ["aro", "aro", "check", "aro"]
+
+
+def test_the_same_question_asked_at_once_is_worked_out_once_and_a_failed_one_again(session, monkeypatch):
+    """Two players (or the page and the API) asking the same AROs at the same moment: the second waits for the
+    first's answer. A question that fails (an unknown trooper) is not kept: asked again, it is worked out again."""
+    import lofkit.workbench.session as module
+
+    asked = []
+    working = Overlap(lambda *args: asked.append(args[1]) or aro(*args), linger=0.3)
+    monkeypatch.setattr(module, "aro", working)
+    first, second = at_once(lambda: session.aro("iguana"), lambda: session.aro("iguana"))
+    assert first == second and asked == ["iguana"] and working.most == 1
+    for _ in range(2):
+        with pytest.raises(Refused):
+            session.aro("nobody")
+    assert asked == ["iguana", "nobody", "nobody"]
 
 
 def test_every_accepted_change_is_journaled_and_a_save_removes_the_journal(tmp_path):

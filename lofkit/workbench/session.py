@@ -17,7 +17,7 @@ is not safe to share has one owner:
 - every picture is drawn on one thread of its own (`_renderer`): VTK and its OpenGL context are not thread-safe.
 The answers to `check`, `aro` and `picture` are kept with the World they were asked of (the last `KEPT_WORLDS`): the
 same question asked again of the same table (by another player, by the page and then the API, after an undo) is
-answered at once.
+answered at once, and one asked while another caller works it out waits for that answer.
 Every accepted change is written to the `journal`, when there is one, before it is answered.
 """
 
@@ -30,7 +30,7 @@ import sys
 import tempfile
 import threading
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
@@ -283,8 +283,9 @@ class Session:
             raise Refused(422, str(exc)) from None
 
     def _kept_answer(self, question: tuple, answer):
-        """`answer(world)` on the current World, or (a copy of) the answer kept for `question` on it. The answers of
-        the last `KEPT_WORLDS` Worlds asked of are kept, so an undo or a redo finds those of the table it returns to."""
+        """`answer(world)` on the current World, or (a copy of) the answer kept for `question` on it, or being worked
+        out for another caller (then this one waits for it). The answers of the last `KEPT_WORLDS` Worlds asked of are
+        kept, so an undo or a redo finds those of the table it returns to; a question that failed is asked anew."""
         world = self.world
         with self._keeping:
             kept = self._kept.pop(id(world), None)
@@ -293,9 +294,19 @@ class Session:
             self._kept[id(world)] = kept  # the latest last
             while len(self._kept) > KEPT_WORLDS:
                 self._kept.popitem(last=False)
-        if question not in kept[1]:
-            kept[1][question] = self._answer(lambda: answer(world))
-        return copy.deepcopy(kept[1][question])
+            coming = kept[1].get(question)
+            mine = coming is None
+            if mine:  # the others asking it meanwhile wait for this one's answer
+                coming = kept[1][question] = Future()
+        if mine:
+            try:
+                coming.set_result(self._answer(lambda: answer(world)))
+            except BaseException as exc:  # not kept: asked again next time
+                with self._keeping:
+                    kept[1].pop(question, None)
+                coming.set_exception(exc)
+                raise
+        return copy.deepcopy(coming.result())
 
     def _add(self, group: str, fields: dict, if_match: int | None) -> dict:
         """Append `fields` to the scene's `group` ("troopers" or "terrain"); answers the new entry."""
