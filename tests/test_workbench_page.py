@@ -306,7 +306,11 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
             _tap_table(page, *point)
         _attribute_is(page, "[data-path]", "data-path", "2")
         _click(page, "show-aros")
-        path = ";".join(f"{round(x, 1)},{round(y, 1)}" for x, y in (third, corner))
+        depth = float(page.get_attribute("#table", "height"))  # the drawn path (after the mover's centre), in mm
+        drawn = [tuple(map(float, xy.split(","))) for xy in page.get_attribute("[data-path]", "points").split()[1:]]
+        drawn = [(x, round(depth - y, 1)) for x, y in drawn]  # the page keeps its points to 0.1 mm
+        assert np.allclose(drawn, (third, corner), atol=3)  # where the table was tapped
+        path = ";".join(f"{x!r},{y!r}" for x, y in drawn)  # the same question the page asked
         expected = reactions_by_trooper(_api(workbench, f"/api/aro?trooper=blue-1&path={urllib.parse.quote(path)}"))
         assert _settled(lambda: {e.get_attribute("data-of"): e.get_attribute("data-aro")
                                  for e in page.query_selector_all("[data-aro]")}, lambda shown: shown == expected) \
