@@ -52,64 +52,33 @@ def _keeps_outside(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray,
     return False
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _side(normals: np.ndarray, f: int, point: np.ndarray) -> float:
-    return normals[f, 0] * point[0] + normals[f, 1] * point[1] + normals[f, 2] * point[2]
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _clip(gap: float, rate: float, enter: float, leave: float) -> tuple[float, float]:
-    """The span [enter, leave] of a segment's parameter clipped to one plane's inside, where the plane is `gap`
-    (its offset less its side at the start) ahead and the side changes by `rate` along the segment; leave <= enter
-    when nothing is left."""
-    if rate < -PARALLEL:
-        return max(enter, gap / rate), leave
-    if rate > PARALLEL:
-        return enter, min(leave, gap / rate)
-    return (enter, leave) if gap > 0 else (1.0, 0.0)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _length(start: np.ndarray, end: np.ndarray) -> float:
-    return math.sqrt((end[0] - start[0]) ** 2 + (end[1] - start[1]) ** 2 + (end[2] - start[2]) ** 2)
-
-
 @numba.njit(cache=True, nogil=True)
 def _crosses(start: np.ndarray, end: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int) -> bool:
     """Whether the segment from `start` to `end` runs through the inside of {x: normals @ x <= offsets}."""
     enter, leave = 0.0, 1.0
     for f in range(planes):
-        at_start, at_end = _side(normals, f, start), _side(normals, f, end)
-        enter, leave = _clip(offsets[f] - at_start, at_end - at_start, enter, leave)
+        at_start = normals[f, 0] * start[0] + normals[f, 1] * start[1] + normals[f, 2] * start[2]
+        at_end = normals[f, 0] * end[0] + normals[f, 1] * end[1] + normals[f, 2] * end[2]
+        gap, rate = offsets[f] - at_start, at_end - at_start
+        if rate < -PARALLEL:
+            enter = max(enter, gap / rate)
+        elif rate > PARALLEL:
+            leave = min(leave, gap / rate)
+        elif gap <= 0:
+            return False
         if leave <= enter:
             return False
-    return (leave - enter) * _length(start, end) > INSIDE
+    length = math.sqrt((end[0] - start[0]) ** 2 + (end[1] - start[1]) ** 2 + (end[2] - start[2]) ** 2)
+    return (leave - enter) * length > INSIDE
 
 
 @numba.njit(cache=True, nogil=True)
 def _covers(starts, ends, normals, offsets, planes) -> bool:
     """Whether every segment from a point of `starts` (a, 3) to a point of `ends` (b, 3) crosses the part (then
-    every segment between their convex hulls does: the lemma of `hidden.parts_crossing_every_segment`). `_crosses`'
-    arithmetic, with each point's sides of the planes computed once rather than once a segment."""
-    if starts.shape[0] * ends.shape[0] <= starts.shape[0] + ends.shape[0]:
-        for i in range(starts.shape[0]):
-            for j in range(ends.shape[0]):
-                if not _crosses(starts[i], ends[j], normals, offsets, planes):
-                    return False
-        return True
-    at_start, at_end = np.empty(planes), np.empty((planes, ends.shape[0]))  # at_end: filled along the first row
+    every segment between their convex hulls does: the lemma of `hidden.parts_crossing_every_segment`)."""
     for i in range(starts.shape[0]):
-        for f in range(planes):
-            at_start[f] = _side(normals, f, starts[i])
         for j in range(ends.shape[0]):
-            enter, leave = 0.0, 1.0
-            for f in range(planes):
-                if i == 0:
-                    at_end[f, j] = _side(normals, f, ends[j])
-                enter, leave = _clip(offsets[f] - at_start[f], at_end[f, j] - at_start[f], enter, leave)
-                if leave <= enter:
-                    return False
-            if (leave - enter) * _length(starts[i], ends[j]) <= INSIDE:
+            if not _crosses(starts[i], ends[j], normals, offsets, planes):
                 return False
     return True
 
