@@ -54,8 +54,8 @@ def test_kernel_arrays_are_contiguous_and_writable_copied_only_when_needed():
 def test_convex_parts_are_contiguous_whatever_their_count():
     """One part or many, the parts' planes reach the kernels as C-contiguous arrays (one compiled version)."""
     for boxes in (1, 3):
-        world = build_world(terrain=[{"id": f"box-{k}", "box": {"size": [20, 20, 20]}, "position": [100 + 50 * k, 100, 0]}
-                                     for k in range(boxes)])
+        world = build_world(terrain=[{"id": f"box-{k}", "box": {"size": [20, 20, 20]},
+                                      "position": [100 + 50 * k, 100, 0]} for k in range(boxes)])
         parts = convex_parts(world.pieces, range(len(world.pieces)))
         assert len(parts.piece) == boxes
         assert parts.normals.flags.c_contiguous and parts.offsets.flags.c_contiguous, boxes

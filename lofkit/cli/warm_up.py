@@ -4,8 +4,9 @@
 numba compiles each kernel the first time it is called, for the kinds of arrays it is called with, and keeps the
 result beside the code. This asks lofkit's questions of a small made-up table that holds what a real table does (a
 box, a ring of wall with a hole in it read from a mesh file, troopers that see each other whole, in part and not at
-all, one of them inside the ring): the inner parts of the mesh (with a throwaway cache, so they are computed), the matrix with its evidence, and
-yes-or-no sight as the analyses ask it. Each kernel is then compiled for the arrays lofkit passes it.
+all, one inside the ring): the inner parts of the mesh (with a throwaway cache, so that they are computed), the
+matrix with its evidence, and yes-or-no sight as the analyses ask it. Each kernel is then compiled for the arrays
+lofkit passes it.
 """
 
 from __future__ import annotations
