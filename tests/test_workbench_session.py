@@ -14,6 +14,7 @@ import yaml
 
 from lofkit import World, load_scene
 from lofkit.rules.aro import aro
+from lofkit.rules.lof import check
 from lofkit.scene.loading import relocated
 from lofkit.workbench.journal import Journal
 from lofkit.workbench.session import Refused, Session
@@ -188,17 +189,26 @@ def test_pictures_are_drawn_one_at_a_time_on_one_thread(session, monkeypatch):
     """VTK and its OpenGL context are not thread-safe: every picture is drawn by the session's one render thread."""
     import lofkit.viz.render
 
-    def fake_render(world, path, **options):
-        Path(path).write_bytes(b"png")
-        return path
-
     drawn = []
-    drawing = Overlap(lambda world, path, **options: drawn.append(options["size"]) or fake_render(world, path))
-    monkeypatch.setattr(lofkit.viz.render, "render", drawing)
+    drawing = Overlap(lambda world, **options: drawn.append(options["size"]) or b"png")
+    monkeypatch.setattr(lofkit.viz.render, "render_png", drawing)
     assert at_once(*[functools.partial(session.picture, "top", size=(100 + k, 100)) for k in range(4)]) == [b"png"] * 4
     assert drawing.most == 1 and len(drawing.threads) == 1 and threading.get_ident() not in drawing.threads
     assert sorted(drawn) == [(100 + k, 100) for k in range(4)]
     assert session.picture("top", size=(102, 100)) == b"png" and len(drawn) == 4  # the same picture: kept
+
+
+def test_a_picture_of_a_ruling_draws_the_verdict_the_session_keeps(session, monkeypatch):
+    """The page asks for the verdict, then for the eye picture of it: the verdict is worked out once."""
+    import lofkit.viz.render
+    import lofkit.workbench.session as module
+
+    asked, drawn = [], []
+    monkeypatch.setattr(module, "check", lambda *args: asked.append(args[1:]) or check(*args))
+    monkeypatch.setattr(lofkit.viz.render, "render_png", lambda world, **options: drawn.append(options) or b"png")
+    answer = session.check("fusilier", "iguana")
+    assert session.picture("eye", "fusilier", "iguana") == b"png" and asked == [("fusilier", "iguana")]
+    assert drawn[0]["overlay"].verdict.to_dict() == answer
 
 
 def test_the_live_matrix_is_brought_up_to_date_by_one_thread_at_a_time(session, monkeypatch):

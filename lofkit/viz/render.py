@@ -313,15 +313,20 @@ def build_plotter(
     return plotter
 
 
-def render(world, path, **options) -> str:
-    """Render a PNG picture to `path` (whatever the case of its extension; its folder is made if missing; a failure
-    to write names it, exit 2); options as `build_plotter`."""
-    png = io.BytesIO()
+def render_png(world, **options) -> bytes:
+    """The PNG picture of `world` (options as `build_plotter`)."""
     plotter = build_plotter(world, **options)
     try:
         image = plotter.screenshot(None, return_img=True)
     finally:
         plotter.close()
+    png = io.BytesIO()
     Image.fromarray(image).save(png, format="PNG", compress_level=PNG_COMPRESSION)
-    write_bytes(path, png.getvalue())
+    return png.getvalue()
+
+
+def render(world, path, **options) -> str:
+    """Render a PNG picture to `path` (whatever the case of its extension; its folder is made if missing; a failure
+    to write names it, exit 2); options as `build_plotter`."""
+    write_bytes(path, render_png(world, **options))
     return str(path)

@@ -27,7 +27,6 @@ import copy
 import functools
 import subprocess
 import sys
-import tempfile
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,6 +39,7 @@ from lofkit.geometry.world import World
 from lofkit.rules.aro import aro
 from lofkit.rules.live import LiveMatrix
 from lofkit.rules.lof import check, matrix, sample_segments
+from lofkit.rules.results import LofVerdict
 from lofkit.scene.catalog import CatalogPiece
 from lofkit.scene.loading import scene_data, scene_from_data
 from lofkit.scene.model import Scene
@@ -216,7 +216,11 @@ class Session:
 
     def check(self, shooter: str, target: str) -> dict:
         """Exactly `lofkit check --json` on the current scene."""
-        return self._kept_answer(("check", shooter, target), lambda world: check(world, shooter, target).to_dict())
+        return self._verdict(shooter, target).to_dict()
+
+    def _verdict(self, shooter: str, target: str, world: World | None = None) -> LofVerdict:
+        """`check` on `world` (the current one when None), kept as the answers are."""
+        return self._kept_answer(("check", shooter, target), lambda world: check(world, shooter, target), world)
 
     def matrix(self, recompute_all: bool = False) -> dict:
         """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
@@ -238,7 +242,7 @@ class Session:
     def picture(self, view: str, shooter: str | None = None, target: str | None = None,
                 size: tuple[int, int] = (1200, 900)) -> bytes:
         """The PNG `lofkit render` would draw of the current scene (with the ruling when both troopers are given)."""
-        from lofkit.viz.render import VIEWS, Overlay, render
+        from lofkit.viz.render import VIEWS, Overlay, render_png
 
         if view not in VIEWS:
             raise Refused(400, f"view={view!r}: use one of {', '.join(VIEWS)}")
@@ -247,12 +251,10 @@ class Session:
 
         def draw(world: World) -> bytes:
             overlay = Overlay()
-            if shooter is not None:
-                overlay = Overlay(verdict=check(world, shooter, target), segments=sample_segments(world, shooter, target))
-            with tempfile.TemporaryDirectory() as folder:
-                path = render(world, Path(folder) / "picture.png", view=view, size=size, shooter=shooter,
-                              target=target, overlay=overlay)
-                return Path(path).read_bytes()
+            if shooter is not None:  # the verdict the page has just asked for, kept
+                overlay = Overlay(verdict=self._verdict(shooter, target, world),
+                                  segments=sample_segments(world, shooter, target))
+            return render_png(world, view=view, size=size, shooter=shooter, target=target, overlay=overlay)
 
         return self._kept_answer(("picture", view, shooter, target, tuple(size)),
                                  lambda world: self._renderer.submit(draw, world).result())
@@ -277,16 +279,19 @@ class Session:
     def _answer(self, question):
         try:
             return question()
+        except Refused:  # a question asked within this one (a picture's verdict) already says why
+            raise
         except UnknownTrooperError as exc:
             raise Refused(404, str(exc)) from None
         except LofkitError as exc:
             raise Refused(422, str(exc)) from None
 
-    def _kept_answer(self, question: tuple, answer):
-        """`answer(world)` on the current World, or (a copy of) the answer kept for `question` on it, or being worked
-        out for another caller (then this one waits for it). The answers of the last `KEPT_WORLDS` Worlds asked of are
-        kept, so an undo or a redo finds those of the table it returns to; a question that failed is asked anew."""
-        world = self.world
+    def _kept_answer(self, question: tuple, answer, world: World | None = None):
+        """`answer(world)` on `world` (the current one when None), or (a copy of) the answer kept for `question` on it,
+        or being worked out for another caller (then this one waits for it). The answers of the last `KEPT_WORLDS`
+        Worlds asked of are kept, so an undo or a redo finds those of the table it returns to; a question that failed
+        is asked anew."""
+        world = self.world if world is None else world
         with self._keeping:
             kept = self._kept.pop(id(world), None)
             if kept is None or kept[0] is not world:
