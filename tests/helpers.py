@@ -94,6 +94,8 @@ def free_port() -> int:
 EXAMPLE_IMPORTS = ["lofkit", "lofkit.viz.render"]
 """What the example scripts import (lofkit, pyvista and VTK: about 2 s), imported once per test process by the
 server that forks their processes (`run_example`)."""
+EXAMPLE_TIMEOUT = 300.0
+"""Seconds an example script may run."""
 
 
 def run_example(script: str, folder: Path, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -117,9 +119,6 @@ def run_example(script: str, folder: Path, env: dict | None = None) -> subproces
             raise subprocess.TimeoutExpired([sys.executable, str(path)], EXAMPLE_TIMEOUT)
         return subprocess.CompletedProcess([sys.executable, str(path)], process.exitcode, out.read_text(),
                                            err.read_text())
-
-
-EXAMPLE_TIMEOUT = 300.0
 
 
 def _run_script(path: Path, folder: Path, env: dict, out: Path, err: Path) -> None:
