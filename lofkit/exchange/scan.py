@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import shapely
 import trimesh
 
 from lofkit.errors import LofkitError
@@ -54,6 +53,7 @@ from lofkit.exchange.scan_planes import (
 )
 from lofkit.exchange.scan_troopers import Proposal, cut_out, propose
 from lofkit.exchange.usd import USD_SUFFIXES, UsdScan, read_usd
+from lofkit.geometry.flat import convex_hull
 from lofkit.geometry.terrain import MESH_SUFFIXES, MeshFileError, load_mesh_file
 from lofkit.units import EPS, MM_PER_UNIT
 
@@ -246,7 +246,7 @@ def square_up(region: np.ndarray, table: tuple[float, float], turn: int) -> tupl
     if turn % 180:
         found = found[::-1]
     warnings = []
-    hull_share = shapely.MultiPoint(region).convex_hull.area / (side_a * side_b)
+    hull_share = convex_hull(region).area / (side_a * side_b)
     if hull_share < RECTANGULAR_SHARE:
         warnings.append(f"the table top found is not rectangular (it fills {hull_share:.0%} of its rectangle)")
     return yaw, found, warnings

@@ -34,6 +34,7 @@ from scipy.spatial import cKDTree
 
 from lofkit.errors import LofkitError
 from lofkit.exchange.messages import SettingError
+from lofkit.geometry.flat import convex_hull
 from lofkit.units import INCH
 
 SCORE_POINTS = 6_000
@@ -142,7 +143,7 @@ def largest_region(xy: np.ndarray, weights: np.ndarray, cell: float) -> np.ndarr
 
 def rectangle(xy: np.ndarray) -> tuple[float, float, float]:
     """The minimum-area rectangle around `xy`: (angle of one side in degrees, in [0, 90), that side, the other)."""
-    envelope = shapely.minimum_rotated_rectangle(shapely.MultiPoint(xy).convex_hull)
+    envelope = shapely.minimum_rotated_rectangle(convex_hull(xy))
     if envelope.geom_type != "Polygon" or envelope.area <= 0:
         raise LofkitError("the table plane found has no area (its points lie on a line); is this a scan of a table?")
     corners = np.asarray(envelope.exterior.coords)[:4]
@@ -237,7 +238,7 @@ def _top(mesh: trimesh.Trimesh, samples: np.ndarray, plane: Plane, tolerance: fl
     xyz = trimesh.transform_points(samples, levelled)
     region = table_region(mesh, xyz, levelled, tolerance)
     _, side_a, side_b = rectangle(region)
-    outline = shapely.minimum_rotated_rectangle(shapely.MultiPoint(region).convex_hull)
+    outline = shapely.minimum_rotated_rectangle(convex_hull(region))
     over = shapely.contains_xy(outline, xyz[:, 0], xyz[:, 1])
     near = over & (np.abs(xyz[:, 2]) <= STANDING_BAND * min(side_a, side_b))
     above, below = int((near & (xyz[:, 2] > tolerance)).sum()), int((near & (xyz[:, 2] < -tolerance)).sum())

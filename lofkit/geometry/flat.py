@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from scipy.spatial import ConvexHull, QhullError
 
 from lofkit.geometry import cache
 
@@ -33,6 +34,18 @@ def overlay(operation: Callable[..., shapely.Geometry], *shapes) -> shapely.Geom
         return operation(*shapes)
     except shapely.errors.GEOSException:
         return operation(*shapes, grid_size=GRID)
+
+
+def convex_hull(xy: np.ndarray) -> shapely.Geometry:
+    """The convex hull of points (n, 2), as `shapely.MultiPoint(xy).convex_hull` gives it: GEOS takes the hull of
+    the extreme points Qhull finds (a shapely point for each of a scan's hundred thousand points costs ten times
+    more); points on one line, or fewer than three, go to GEOS whole."""
+    xy = np.asarray(xy, dtype=float)
+    try:
+        xy = xy[ConvexHull(xy).vertices]
+    except (QhullError, ValueError):
+        pass
+    return shapely.MultiPoint(xy).convex_hull
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
-import shapely
 
+from lofkit.geometry.flat import convex_hull
 from lofkit.rules.lof import every_ordered_pair, verdicts_given_sight
 from lofkit.rules.results import LofVerdict, MatrixResult
 from lofkit.sight.corridor import comes_near, corridors_meet, in_corridor
@@ -143,7 +143,7 @@ def corridors_meeting(volumes, pieces) -> np.ndarray:
     high = np.maximum(volumes.top[a], volumes.top[b]) + PIECE_SLACK
     meets = np.zeros(len(a), dtype=bool)
     for piece in pieces:
-        footprint = shapely.MultiPoint(piece.mesh.vertices[:, :2])
+        footprint = convex_hull(piece.mesh.vertices[:, :2])
         (_, _, bottom), (_, _, top) = piece.bounds
         for size in np.unique(reach):  # one widened hull per base size
             these = np.flatnonzero((reach == size) & (bottom <= high) & (top >= low) & ~meets)
