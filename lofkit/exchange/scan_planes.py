@@ -91,7 +91,9 @@ def fit_plane(points: np.ndarray, tolerance: float, rng: np.random.Generator) ->
         usable = length > DEGENERATE * spread**2
         normals = normals / np.where(usable, length, 1.0)[:, None]
         offsets = -np.einsum("ij,ij->i", normals, a)
-        counts = (np.abs(score @ normals.T + offsets) <= tolerance).sum(axis=0)
+        distances = score @ normals.T  # (scoring points, hypotheses), made absolute in place: no copies
+        distances += offsets
+        counts = np.count_nonzero(np.abs(distances, out=distances) <= tolerance, axis=0)
         counts[~usable] = -1
         k = int(np.argmax(counts))
         if counts[k] > best_count:
