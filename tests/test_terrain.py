@@ -5,7 +5,7 @@ import pytest
 import trimesh
 
 from lofkit import load_scene, scene_from_data
-from lofkit.geometry.terrain import placed_mesh
+from lofkit.geometry.terrain import load_mesh_file, placed_mesh
 from tests.helpers import build_world, scene_data, write_scene
 
 
@@ -93,3 +93,12 @@ def test_kinds_and_blocks_lof():
     )
     assert [p.blocks_lof for p in world.pieces] == [True, True, False, False]
     assert [p.solid for p in world.pieces] == [True, False, False, True]
+
+
+def test_a_mesh_file_read_again_is_a_copy_of_its_own_and_follows_the_file(tmp_path):
+    path = tmp_path / "box.stl"
+    trimesh.creation.box((10, 20, 30)).export(path)
+    load_mesh_file(path).apply_translation([100, 0, 0])  # a caller moves the mesh it was given
+    assert np.allclose(load_mesh_file(path).bounds, [[-5, -10, -15], [5, 10, 15]])
+    trimesh.creation.box((10, 20, 40)).export(path)  # as many bytes (12 triangles), written at once
+    assert np.allclose(load_mesh_file(path).bounds[:, 2], [-20, 20])

@@ -7,6 +7,7 @@ polygon and a wall's `from`/`to` are written in that frame, a mesh file keeps it
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import shapely
 import trimesh
+import xxhash
 
 from lofkit.errors import Problem
 from lofkit.geometry.flat import outline
@@ -33,6 +35,8 @@ from lofkit.units import MM_PER_UNIT
 
 MESH_SUFFIXES = (".stl", ".obj", ".ply", ".off", ".glb", ".gltf")
 CYLINDER_SECTIONS = 64
+READ_MESHES_KEPT = 16
+"""Mesh files a process keeps as read (a table's kinds of piece, read again by each World and each worker's job)."""
 _GLTF = (".glb", ".gltf")
 CHUNK = 8
 """Parts per chunk of neighbours that `ConvexParts.along` passes over whole when a segment misses their box."""
@@ -128,7 +132,8 @@ class MeshFileError(ValueError):
 
 
 def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = None) -> trimesh.Trimesh:
-    """Load a mesh file as one triangle mesh in mm, z up (glTF defaults: metres, y up)."""
+    """Load a mesh file as one triangle mesh in mm, z up (glTF defaults: metres, y up): a copy of the one this
+    process read before from the same bytes, when it did."""
     suffix = path.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise MeshFileError(f"'{path}' is not a supported mesh file; use one of {', '.join(MESH_SUFFIXES)}")
@@ -136,6 +141,15 @@ def load_mesh_file(path: Path, units: str | None = None, up_axis: str | None = N
         raise MeshFileError(f"'{path}' is a folder, not a mesh file; name the mesh file in it")
     if not path.is_file():
         raise MeshFileError(f"mesh file '{path}' not found (paths are relative to the scene file's folder)")
+    if suffix == ".gltf":  # its buffers may lie in other files
+        return _read_mesh_file.__wrapped__(path, "", units, up_axis)
+    return _read_mesh_file(path, xxhash.xxh3_128_hexdigest(path.read_bytes()), units, up_axis).copy()
+
+
+@functools.lru_cache(maxsize=READ_MESHES_KEPT)
+def _read_mesh_file(path: Path, digest: str, units: str | None, up_axis: str | None) -> trimesh.Trimesh:
+    """`load_mesh_file`'s reading, kept per file and `digest` of its bytes."""
+    suffix = path.suffix.lower()
     try:
         mesh = trimesh.load(str(path), force="mesh", process=False)
     except Exception as exc:  # trimesh raises many types for unreadable files
