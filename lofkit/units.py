@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
 INCH = 25.4
 """Millimetres per inch, exactly: "1 inch = 25.4 mm". Lengths lofkit reports are in mm; divide by `INCH` for inches.
 
@@ -104,3 +106,18 @@ def reported(value: float) -> float:
     (175.0, 3.937008)
     """
     return round(float(value), REPORTED_DECIMALS)
+
+
+def lengths(vectors: np.ndarray, keepdims: bool = False) -> np.ndarray:
+    """The length of each vector along the last axis: `np.linalg.norm(vectors, axis=-1)` bit for bit (the squares
+    summed in the same order), several times faster for the 2 and 3 components of points.
+
+    >>> lengths(np.array([[3.0, 4.0], [1.0, 0.0]])), lengths(np.array([1.0, 2.0, 2.0]))
+    (array([5., 1.]), np.float64(3.0))
+    """
+    vectors = np.asarray(vectors, dtype=float)
+    total = vectors[..., 0] * vectors[..., 0]
+    for k in range(1, vectors.shape[-1]):
+        total += vectors[..., k] * vectors[..., k]
+    total = np.sqrt(total)
+    return total[..., None] if keepdims else total

@@ -2,9 +2,11 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from lofkit import parse_length
+from lofkit.units import lengths
 from tests.helpers import build_world, trooper
 
 
@@ -40,3 +42,15 @@ def test_scene_units_apply_to_bare_numbers_only():
     )
     assert world.troopers.centre.tolist() == [[254.0, 508.0], [100.0, 508.0]]
     assert world.troopers.z.tolist() == [0.0, 10.0]
+
+
+@pytest.mark.parametrize("shape", [(1000, 3), (1000, 2), (20, 30, 3), (3,)])
+def test_lengths_are_numpys_norms_bit_for_bit(shape):
+    """Sight and distances take lengths from `lengths`: any last bit off could move a verdict at a tolerance."""
+    rng = np.random.default_rng(5)
+    for scale in (1e-4, 1.0, 1e5):
+        vectors = rng.normal(size=shape) * scale
+        assert np.array_equal(lengths(vectors), np.linalg.norm(vectors, axis=-1))
+        assert np.array_equal(lengths(vectors, keepdims=True), np.linalg.norm(vectors, axis=-1, keepdims=True))
+    strided = rng.normal(size=(500, 6))[:, ::2]  # a view, not contiguous
+    assert np.array_equal(lengths(strided), np.linalg.norm(strided, axis=-1))

@@ -18,6 +18,7 @@ from lofkit.rules.deployment import side_zone
 from lofkit.rules.measure import base_gap
 from lofkit.scene.model import Scene
 from lofkit.scene.silhouettes import SILHOUETTES
+from lofkit.units import lengths
 
 CELL_ROUNDING = 1e-9
 """Cells: a table within this of a whole number of cells has that many (float division can fall short, e.g.
@@ -100,7 +101,7 @@ def base_distances(a: Placements, b: Placements, rows: np.ndarray | None = None,
     and `cols` (n,), only those between a[rows[k]] and b[cols[k]] (n,)."""
     if rows is None or cols is None:
         rows, cols = np.arange(len(a.z))[:, None], np.arange(len(b.z))[None, :]
-    d_xy = np.linalg.norm(a.centres[rows] - b.centres[cols], axis=-1)
+    d_xy = lengths(a.centres[rows] - b.centres[cols])
     return base_gap(d_xy, a.diameter / 2, b.diameter / 2, a.z[rows] - b.z[cols])
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from lofkit.geometry.volumes import Volumes
-from lofkit.units import EPS, INCH
+from lofkit.units import EPS, INCH, lengths
 
 ZOC_RADIUS = 8 * INCH
 """docs/rules.md (Zone of Control): the ZoC "starts at the base edge, 8 inches, drawn horizontally and vertically":
@@ -50,7 +50,7 @@ def base_distance(volumes: Volumes, a, b) -> np.ndarray:
     [225.0, 410.0]
     """
     a, b = np.asarray(a), np.asarray(b)
-    d_xy = np.linalg.norm(volumes.centre[a] - volumes.centre[b], axis=-1)
+    d_xy = lengths(volumes.centre[a] - volumes.centre[b])
     return base_gap(d_xy, volumes.radius[a], volumes.radius[b], volumes.z[a] - volumes.z[b])
 
 
@@ -213,7 +213,7 @@ def in_zoc(volumes: Volumes, owner, other) -> np.ndarray:
     [True, False]
     """
     owner, other = np.asarray(owner), np.asarray(other)
-    d_xy = np.linalg.norm(volumes.centre[other] - volumes.centre[owner], axis=-1)
+    d_xy = lengths(volumes.centre[other] - volumes.centre[owner])
     reach = volumes.radius[owner] + ZOC_RADIUS + volumes.radius[other]
     rise = np.abs(volumes.z[other] - volumes.z[owner])
     return (d_xy <= reach + EPS) & (rise <= ZOC_RADIUS + EPS) & (owner != other)

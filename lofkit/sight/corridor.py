@@ -17,6 +17,7 @@ import numpy as np
 import shapely
 
 from lofkit.sight.tolerances import CORRIDOR_SLACK, NONZERO
+from lofkit.units import lengths
 
 QUAD_SEGMENTS = 2
 """Segments a quarter circle of a widened hull is drawn with (few corners: a fast test). Its corners lie on the
@@ -85,11 +86,11 @@ def _least_gap(offset: np.ndarray, span: np.ndarray, grow: np.ndarray, start: np
     comes nearest, h away), equals `grow`: at s = grow h / sqrt(|span|^2 - grow^2), when |span| > |grow|."""
     length2 = np.einsum("ij,ij->i", span, span)
     foot = -np.einsum("ij,ij->i", offset, span) / np.maximum(length2, NONZERO)
-    h = np.linalg.norm(offset + foot[:, None] * span, axis=1)
+    h = lengths(offset + foot[:, None] * span)
     steep = length2 > grow**2
     turn = foot + np.where(steep, grow * h / np.sqrt(np.maximum(length2 * (length2 - grow**2), NONZERO)), 0.0)
     tried = np.stack([start, end, np.clip(turn, start, end)])
-    return np.min(np.linalg.norm(offset + tried[..., None] * span, axis=2) - tried * grow, axis=0)
+    return np.min(lengths(offset + tried[..., None] * span) - tried * grow, axis=0)
 
 
 def corridor_troopers(world, pairs: Sequence) -> np.ndarray:

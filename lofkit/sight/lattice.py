@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from lofkit.sight.tolerances import END_TRIM, NONZERO, ROUNDING, SAME_SPOT
+from lofkit.units import lengths
 
 SQUARE = 3.0
 """Side of the square that must be seen, mm."""
@@ -88,7 +89,7 @@ def template_axis(eyes: np.ndarray, centres: np.ndarray, fallback: np.ndarray) -
     """Horizontal unit vector along each template's width: perpendicular to the horizontal line from the target's
     centre to the eye (`fallback` directions, from shooter to target, where the eye is straight above)."""
     towards_eye = eyes[..., :2] - centres
-    length = np.linalg.norm(towards_eye, axis=-1, keepdims=True)
+    length = lengths(towards_eye, keepdims=True)
     towards_eye = np.where(length > SAME_SPOT, towards_eye / np.maximum(length, NONZERO), -fallback)
     return np.stack([-towards_eye[..., 1], towards_eye[..., 0]], axis=-1)
 
@@ -97,7 +98,7 @@ def headings(volumes, shooters, targets) -> np.ndarray:
     """Unit vectors, seen from above, from each shooter's base centre to its target's (+x for a target straight
     above or below); one (2,) or (n, 2)."""
     towards = volumes.centre[targets] - volumes.centre[shooters]
-    norm = np.linalg.norm(towards, axis=-1, keepdims=True)
+    norm = lengths(towards, keepdims=True)
     return np.where(norm > SAME_SPOT, towards / np.maximum(norm, NONZERO), [1.0, 0.0])
 
 
@@ -216,10 +217,10 @@ def _farthest_first(eyes: np.ndarray) -> np.ndarray:
     edge on: a view through an opening is open to a patch of neighbouring eyes, which this order reaches early
     wherever it lies, so a pair that sees is settled before most of its eyes are searched."""
     order = [int(np.argmax(eyes[:, 0] + eyes[:, 2]))]
-    gap = np.linalg.norm(eyes - eyes[order[0]], axis=1)
+    gap = lengths(eyes - eyes[order[0]])
     for _ in range(len(eyes) - 1):
         order.append(int(np.argmax(gap)))
-        gap = np.minimum(gap, np.linalg.norm(eyes - eyes[order[-1]], axis=1))
+        gap = np.minimum(gap, lengths(eyes - eyes[order[-1]]))
     return np.array(order)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lofkit.sight.tolerances import END_TRIM, INSIDE, NONZERO, PARALLEL
+from lofkit.units import lengths
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Segments:
     def between(cls, starts: np.ndarray, ends: np.ndarray, trim: float = END_TRIM) -> Segments:
         starts, ends = np.reshape(starts, (-1, 3)), np.reshape(ends, (-1, 3))
         span = ends - starts
-        length = np.linalg.norm(span, axis=1)
+        length = lengths(span)
         unit = span / np.maximum(length, NONZERO)[:, None]
         return cls(starts + unit * trim, unit, np.maximum(length - 2 * trim, 0.0))
 
