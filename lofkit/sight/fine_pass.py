@@ -92,7 +92,7 @@ def spread_order(cols: int, lines: int) -> np.ndarray:
     bits = max(cols, lines, 2).bit_length()
     across, up = np.meshgrid(np.arange(cols), np.arange(lines), indexing="ij")
     key = np.zeros(across.shape, dtype=np.int64)
-    for bit in range(bits):  # reversed and interleaved: bit b of the column goes to bit 2 (bits - 1 - b), the line's next
+    for bit in range(bits):  # reversed, interleaved: bit b of the column goes to bit 2 (bits - 1 - b), the line's next
         place = 2 * (bits - 1 - bit)
         key |= ((across >> bit) & 1) << place | ((up >> bit) & 1) << (place + 1)
     middle = central_order(cols, lines)[0]
