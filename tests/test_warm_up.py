@@ -15,7 +15,7 @@ from lofkit.sight.kernel_args import kernel_array
 from tests.helpers import build_world
 
 KERNEL_MODULES = ("lofkit.sight.kernels", "lofkit.sight.fine_pass_kernels", "lofkit.sight.learning",
-                  "lofkit.geometry.voxels", "lofkit.geometry.inner")
+                  "lofkit.sight.glimpse", "lofkit.geometry.voxels", "lofkit.geometry.inner")
 
 
 def _kernels() -> list[CPUDispatcher]:

@@ -5,8 +5,8 @@ numba compiles each kernel the first time it is called, for the kinds of arrays 
 result beside the code. This asks lofkit's questions of a small made-up table that holds what a real table does (a
 box, a ring of wall with a hole in it read from a mesh file, troopers that see each other whole, in part and not at
 all, one inside the ring): the inner parts of the mesh (with a throwaway cache, so that they are computed), the
-matrix with its evidence, and yes-or-no sight as the analyses ask it. Each kernel is then compiled for the arrays
-lofkit passes it.
+matrix with its evidence, and yes-or-no sight as the analyses ask it (exact, and the quick glimpse). Each kernel is
+then compiled for the arrays lofkit passes it.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def warm_up() -> float:
     from lofkit.geometry.world import World
     from lofkit.rules.lof import matrix
     from lofkit.scene.loading import scene_from_data
-    from lofkit.sight.glimpse import seen_pairs
+    from lofkit.sight.glimpse import glimpse, seen_pairs
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lofkit-warm-up-") as folder:
@@ -61,7 +61,9 @@ def warm_up() -> float:
             world = World.from_scene(scene_from_data(small_table(Path(folder)), Path(folder) / "scene.yaml"))
             matrix(world)
             count = len(world.troopers)
-            seen_pairs(world, [(a, b) for a in range(count) for b in range(a + 1, count)])
+            pairs = [(a, b) for a in range(count) for b in range(a + 1, count)]
+            seen_pairs(world, pairs)
+            glimpse(world, pairs)
         finally:
             if kept is None:
                 del os.environ["LOFKIT_CACHE"]

@@ -7,15 +7,18 @@ test (`search`), `glimpse` only samples it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import numba
 import numpy as np
 
 from lofkit.sight.casting import Progress
+from lofkit.sight.kernel_args import kernel_array
 from lofkit.sight.lattice import headings, key_eyes, template_axis, to_world
 from lofkit.sight.search import run_search
 from lofkit.sight.segments import Segments, blocked, inside_zero_visibility
-from lofkit.sight.tolerances import END_TRIM
+from lofkit.sight.tolerances import END_TRIM, NONZERO
 
 GLIMPSE_EYES = (0, 1, 6, 2, 3)
 """Key eyes a glimpse looks from: the top's front, centre, left and right, and the front at half height."""
@@ -68,17 +71,42 @@ def views_clear(world, pairs: np.ndarray, eye_of, points: np.ndarray, forward: b
         same = np.flatnonzero(size_of == size)
         local = eye_of(sizes[size].real, sizes[size].imag)
         eyes[same] = to_world(local, v.centre[shooter[same]], v.z[shooter[same]], towards[same])[:, 0]
-    ends = _template_points(v, eyes, target, towards, points)
-    starts = np.repeat(eyes, len(points), axis=0)
+    segments = _segments_to_templates(v, eyes, target, towards, points)
     in_zero_visibility = np.repeat(inside_zero_visibility(world, eyes), len(points))
-    hit = blocked(world, Segments.between(starts, ends.reshape(-1, 3)), np.zeros((len(starts), 0), int),
-                  in_zero_visibility)
+    hit = blocked(world, segments, np.zeros((len(segments.lengths), 0), int), in_zero_visibility)
     return ~hit.reshape(len(pairs), -1).all(axis=1)
 
 
-def _template_points(v, eyes: np.ndarray, target: np.ndarray, towards: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """`points` of each target's template, turned to face its eye: (n, points, 3)."""
-    axis = template_axis(eyes, v.centre[target], towards)
-    across = points[None, :, 0] * 2 * v.radius[target][:, None]
-    up = v.z[target][:, None] + np.maximum(points[None, :, 1] * v.height[target][:, None], END_TRIM)
-    return np.concatenate([v.centre[target][:, None] + across[..., None] * axis[:, None], up[..., None]], axis=-1)
+def _segments_to_templates(v, eyes: np.ndarray, target: np.ndarray, towards: np.ndarray,
+                           points: np.ndarray) -> Segments:
+    """The segments (`Segments.between`, trimmed by `END_TRIM`) from each eye (n, 3) to `points` of its target's
+    template, turned to face the eye: n x points, eye by eye."""
+    count = len(eyes) * len(points)
+    origins, directions, lengths = np.empty((count, 3)), np.empty((count, 3)), np.empty(count)
+    template_segments(eyes=kernel_array(eyes, float), centres=kernel_array(v.centre[target], float),
+                      z=kernel_array(v.z[target], float), radius=kernel_array(v.radius[target], float),
+                      height=kernel_array(v.height[target], float),
+                      axis=kernel_array(template_axis(eyes, v.centre[target], towards), float),
+                      points=kernel_array(points, float), trim=END_TRIM, floor=END_TRIM, nonzero=NONZERO,
+                      origins=origins, directions=directions, lengths=lengths)
+    return Segments(origins, directions, lengths)
+
+
+@numba.njit(cache=True, nogil=True)
+def template_segments(eyes, centres, z, radius, height, axis, points, trim, floor, nonzero, origins, directions,
+                      lengths):
+    """Into `origins`, `directions` and `lengths`: the segment from eye i to point j of its template ((across, up)
+    as shares of its width and height from the middle of its bottom edge, up at least `floor`), at row
+    i * len(points) + j, trimmed by `trim` at both ends; every number as numpy's `Segments.between` computes it."""
+    for i in range(eyes.shape[0]):
+        for j in range(points.shape[0]):
+            row = i * points.shape[0] + j
+            across = points[j, 0] * 2 * radius[i]
+            end = (centres[i, 0] + across * axis[i, 0], centres[i, 1] + across * axis[i, 1],
+                   z[i] + max(points[j, 1] * height[i], floor))
+            span = (end[0] - eyes[i, 0], end[1] - eyes[i, 1], end[2] - eyes[i, 2])
+            length = math.sqrt(span[0] * span[0] + span[1] * span[1] + span[2] * span[2])
+            for k in range(3):
+                directions[row, k] = span[k] / max(length, nonzero)
+                origins[row, k] = eyes[i, k] + directions[row, k] * trim
+            lengths[row] = max(length - 2 * trim, 0.0)
