@@ -81,12 +81,12 @@ def _segments_to_templates(v, eyes: np.ndarray, target: np.ndarray, towards: np.
                            points: np.ndarray) -> Segments:
     """The segments (`Segments.between`, trimmed by `END_TRIM`) from each eye (n, 3) to `points` of its target's
     template, turned to face the eye: n x points, eye by eye."""
-    count = len(eyes) * len(points)
+    count, centres = len(eyes) * len(points), kernel_array(v.centre[target], float)
     origins, directions, lengths = np.empty((count, 3)), np.empty((count, 3)), np.empty(count)
-    template_segments(eyes=kernel_array(eyes, float), centres=kernel_array(v.centre[target], float),
+    template_segments(eyes=kernel_array(eyes, float), centres=centres,
                       z=kernel_array(v.z[target], float), radius=kernel_array(v.radius[target], float),
                       height=kernel_array(v.height[target], float),
-                      axis=kernel_array(template_axis(eyes, v.centre[target], towards), float),
+                      axis=kernel_array(template_axis(eyes, centres, towards), float),
                       points=kernel_array(points, float), trim=END_TRIM, floor=END_TRIM, nonzero=NONZERO,
                       origins=origins, directions=directions, lengths=lengths)
     return Segments(origins, directions, lengths)
