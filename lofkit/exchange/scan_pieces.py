@@ -9,7 +9,10 @@ on a roof, in a corner no station reached. A hole is closed by capping its rim (
 plane) where that is sound: on the table (a piece's underside), under a miniature (the surface it stood on goes
 on under its base) and when it is small (`SMALL_HOLE`). A larger hole may be a surface the scan missed or a window
 the scan looked through, and a cap across a window blocks sight the table has; so large holes are left open and
-named, unless the user asks for every hole closed (`close="all"`, blocking wherever the scan is unsure).
+named, unless the user asks for every hole closed (`close="all"`, blocking wherever the scan is unsure). Wherever a
+rim comes within the table top's noise of the table, it is brought down onto it (z = 0): the piece rests on the
+table there, and its lowest millimetre went with the table top, which would let a line skimming the table pass
+under it.
 """
 
 from __future__ import annotations
@@ -180,7 +183,9 @@ def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, s
     point within twice `table`, the table top's noise, of z = 0), under a miniature (around one of `stands`, at
     its underside's height), small (`SMALL_HOLE`) or large. `close`: "sound" caps all but the large ones, "all"
     caps every one. Bow ties are split first (`unpinch`)."""
-    piece = trimesh.Trimesh(*unpinch(piece.vertices, piece.faces), process=False)
+    vertices, faces = unpinch(piece.vertices, piece.faces)
+    vertices = _feet_on_the_table(vertices, faces, 2 * table)
+    piece = trimesh.Trimesh(vertices, faces, process=False)
     loops, stray = boundary_loops(piece.faces)
     holes.stray_edges += stray
     caps = []
@@ -211,6 +216,17 @@ def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, s
     if not closed.is_winding_consistent:
         trimesh.repair.fix_winding(closed)  # one orientation throughout: proofs of "hidden" need it (geometry.inner)
     return closed
+
+
+def _feet_on_the_table(vertices: np.ndarray, faces: np.ndarray, noise: float) -> np.ndarray:
+    """`vertices` with those on the surface's rims (edges of one face) within `noise` of the table brought down to
+    it (z = 0): there the piece rests on the table, and its lowest millimetre went with the table top."""
+    edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
+    unique, counts = np.unique(edges, axis=0, return_counts=True)
+    rim = np.unique(unique[counts == 1])
+    vertices = vertices.copy()
+    vertices[rim[np.abs(vertices[rim, 2]) <= noise], 2] = 0.0
+    return vertices
 
 
 def _under(points: np.ndarray, base: FoundBase) -> bool:
