@@ -137,14 +137,41 @@ def seen_vertices(mesh: trimesh.Trimesh, eyes: np.ndarray) -> np.ndarray:
     return seen
 
 
+def held_miniatures(world: World, scanner: Scanner = Scanner(), share: float = 0.6) -> frozenset[str]:
+    """The ids of the troopers whose base the scan holds: around at least `share` of its rim, some station sees the
+    top of the base (0.5 mm in from its edge) and some station the surface it stands on (1.5 mm out), past every
+    model, piece of terrain and the table: the drop from one to the other is how a base shows in a scan. A base no
+    station sees so (one under a roof, inside a building) is in no scan, and no import can find it."""
+    volumes = world.troopers
+    occluders = [*miniatures(world), *(p.mesh for p in world.pieces if p.solid), *room(world.scene.table.width,
+                                                                                         world.scene.table.depth)]
+    rays = EmbreeRays([trimesh.util.concatenate(occluders)])
+    angles = np.linspace(0.0, 2 * np.pi, 72, endpoint=False)
+    ring = np.column_stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)])
+    tops = np.column_stack([volumes.centre, volumes.z + BASE_THICKNESS])
+    feet = np.column_stack([volumes.centre, volumes.z + 0.01])
+    points = np.concatenate([(tops[:, None] + (volumes.radius - 0.5)[:, None, None] * ring).reshape(-1, 3),
+                             (feet[:, None] + (volumes.radius + 1.5)[:, None, None] * ring).reshape(-1, 3)])
+    seen = np.zeros(len(points), dtype=bool)
+    for eye in stations(world.scene.table.width, world.scene.table.depth, scanner.ring):
+        offset = points - eye
+        distance = np.linalg.norm(offset, axis=1)
+        hit, _ = rays.first_hit(np.broadcast_to(eye, offset.shape), offset / distance[:, None])
+        seen |= hit >= distance - 0.05
+    top, foot = seen.reshape(2, len(tops), len(angles))
+    held = (top & foot).mean(axis=1) >= share
+    return frozenset(trooper_id for trooper_id, yes in zip(volumes.ids, held) if yes)
+
+
 def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0, symmetric: set[str] = frozenset(),
                bevel: float = 0.0) -> trimesh.Trimesh:
     """The reconstructed surface (table mm, z up) of `world` with its miniatures (bases `bevel` mm narrower on top),
-    table, legs and floor."""
+    table, legs and floor. Its visibility zones (smoke, dust) are rules the players lay on the table, not models: the
+    scan holds none of them (`true_troopers_on` puts them back)."""
     rng = np.random.default_rng(seed)
     width, depth = world.scene.table.width, world.scene.table.depth
     parts = ([_fine(m, scanner.miniature_edge) for m in miniatures(world, symmetric, bevel)]
-             + [_fine(p.mesh, scanner.terrain_edge) for p in world.pieces]
+             + [_fine(p.mesh, scanner.terrain_edge) for p in world.pieces if p.solid]
              + [_fine(m, scanner.table_edge) for m in room(width, depth)])
     whole = trimesh.util.concatenate(parts)
     whole.merge_vertices()
@@ -189,8 +216,11 @@ class Comparison:
     """True trooper id -> proposal id, for proposals within `NEAR` mm and `NEAR` mm of height, of the right base."""
     offsets: dict[str, float]
     missed: tuple[str, ...]
+    """True troopers the scan holds (`held_miniatures`) and no proposal matches."""
     invented: tuple[str, ...]
     wrong_size: tuple[str, ...]
+    unseen: tuple[str, ...] = ()
+    """True troopers no proposal matches whose base is in no scan (no station saw it)."""
     pairs: int = 0
     """Pairs whose verdicts were compared (none when `compare` was asked for the proposals only)."""
     agreeing: int = 0
@@ -245,12 +275,31 @@ def true_troopers_on(source: World, imported_path: Path, turn: int) -> World:
                      facing=float((volumes.facing[i] + 90 * turn) % 360))
         troopers.append(entry)
     data["troopers"] = troopers
+    data.setdefault("terrain", []).extend(_zones(source, imported_path.parent / "zones", turn))
     return World.from_scene(scene_from_data(data, source=imported_path))
 
 
-def compare(source: World, imported_path: Path, verdicts: bool = True) -> Comparison:
+def _zones(source: World, folder: Path, turn: int) -> list[dict]:
+    """`source`'s visibility zones (not in a scan: `scan_scene`) as terrain entries of the imported table, turned by
+    `turn` quarter turns as the import turned the table, their meshes written to `folder`."""
+    centre = np.array([source.scene.table.width / 2, source.scene.table.depth / 2, 0.0])
+    turning = trimesh.transformations.rotation_matrix(turn * math.pi / 2, [0, 0, 1], centre)
+    entries = []
+    for piece in source.pieces:
+        if piece.solid:
+            continue
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{piece.id}.ply"
+        piece.mesh.copy().apply_transform(turning).export(path)
+        entries.append({"id": piece.id, "mesh": str(path), "kind": piece.kind, "blocks_lof": piece.blocks_lof})
+    return entries
+
+
+def compare(source: World, imported_path: Path, verdicts: bool = True, held: frozenset[str] | None = None
+            ) -> Comparison:
     """The scene imported at `imported_path` against `source`, the scene its scan was made of: its proposals, and
-    (when `verdicts`) the LoF verdicts of every pair of the true troopers standing on the imported terrain."""
+    (when `verdicts`) the LoF verdicts of every pair of the true troopers standing on the imported terrain. A trooper
+    not proposed is `missed` when its base is in `held` (`held_miniatures`; all of them when None), else `unseen`."""
     from lofkit import load_scene, matrix
 
     imported = load_scene(imported_path)
@@ -271,11 +320,13 @@ def compare(source: World, imported_path: Path, verdicts: bool = True) -> Compar
         truth_verdicts = matrix(source, evidence=False).verdicts
         scan_verdicts = matrix(true_troopers_on(source, imported_path, turn), evidence=False).verdicts
         compared, agreeing = len(truth_verdicts), sum(a.lof == b.lof for a, b in zip(truth_verdicts, scan_verdicts))
+    not_found = [ids[i] for i in range(len(ids)) if i not in pairs]
+    in_scan = set(ids) if held is None else held
     return Comparison(turn, {ids[i]: proposals[j].id for i, j in pairs.items()},
                       {ids[i]: float(np.linalg.norm(truth[i] - found[j])) for i, j in pairs.items()},
-                      tuple(ids[i] for i in range(len(ids)) if i not in pairs),
+                      tuple(t for t in not_found if t in in_scan),
                       tuple(proposals[j].id for j in range(len(proposals)) if j not in pairs.values()),
-                      wrong, compared, agreeing)
+                      wrong, tuple(t for t in not_found if t not in in_scan), compared, agreeing)
 
 
 MODELS = Path(__file__).resolve().parent.parent / "terrain_models"
