@@ -182,7 +182,8 @@ def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, s
     """`piece` with its boundary loops capped (module docstring), each counted into `holes`: on the table (every
     point within twice `table`, the table top's noise, of z = 0), under a miniature (around one of `stands`, at
     its underside's height), small (`SMALL_HOLE`) or large. `close`: "sound" caps all but the large ones, "all"
-    caps every one. Bow ties are split first (`unpinch`)."""
+    caps every one. Bow ties are split first (`unpinch`), and rims that reach the table set on it
+    (`_feet_on_the_table`)."""
     vertices, faces = unpinch(piece.vertices, piece.faces)
     vertices = _feet_on_the_table(vertices, faces, 2 * table)
     piece = trimesh.Trimesh(vertices, faces, process=False)
