@@ -164,6 +164,31 @@ def test_a_base_with_a_figure_is_found_at_its_centre_and_size():
     assert base.facing == pytest.approx(0.0, abs=10.0)  # the figure leans towards +x
 
 
+def test_a_hole_in_the_table_top_beside_a_base_does_not_widen_it():
+    """The table lies 0.8 mm below z = 0 where the scan has it (a levelling a hair off), and the scan has no table
+    top in two thirds of a ring 4 mm wide round a 25 mm base (occluded): there the height map assumes the table at
+    0.0. The base's foot is where the surface the scan does have comes down: 25 mm, not 2 mm wider."""
+    z = _disc(_disc(np.full((200, 200), -0.8), (100.0, 100.0), 12.5, 2.0), (100.0, 100.0), 4.0, 40.0)
+    i, j = np.meshgrid(np.arange(200) + 0.5, np.arange(200) + 0.5, indexing="ij")
+    distance, angle = np.hypot(i - 100.0, j - 100.0), np.arctan2(j - 100.0, i - 100.0)
+    hole = (distance > 12.5) & (distance < 16.5) & (np.abs(angle) < 2.0)
+    z[hole] = 0.0
+    (base,) = find_bases(HeightLayers(z[None], 1.0, met=~hole[None]))
+    assert base.diameter == 25.0 and base.z == pytest.approx(-0.8, abs=0.1)
+
+
+def test_the_height_layers_say_where_the_scan_has_a_surface():
+    """A 20 mm cube on a table with no top in the scan: over the cube the first layer met a surface and the second
+    is the assumed table (0.0, not met); beside it nothing was met."""
+    from lofkit.exchange.scan_heights import height_layers
+
+    cube = trimesh.creation.box(extents=(20, 20, 20))
+    cube.apply_translation((50, 50, 10))
+    layers = height_layers(cube, 100.0, 100.0, 1.0, 2)
+    assert layers.z[0, 50, 50] == pytest.approx(20.0) and layers.met[:, 50, 50].tolist() == [True, False]
+    assert layers.z[0, 10, 10] == 0.0 and not layers.met[:, 10, 10].any()
+
+
 @pytest.mark.parametrize("what", ["barrel", "token", "crate", "head"])
 def test_round_or_flat_things_that_are_not_bases_are_not_found(what):
     """A barrel's top is too far above the table, a token carries no figure, a crate's top is square, a head is

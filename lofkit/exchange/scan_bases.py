@@ -132,8 +132,9 @@ def _fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return float(cx), float(cy), float(math.sqrt(max(c2 + cx * cx + cy * cy, 0.0)))
 
 
-def bases_in_layer(z: np.ndarray, step: float, origin=(0.0, 0.0)) -> list[FoundBase]:
-    """Every base standing on the surfaces of one height layer `z` (NaN: nothing there)."""
+def bases_in_layer(z: np.ndarray, step: float, origin=(0.0, 0.0), met: np.ndarray | None = None) -> list[FoundBase]:
+    """Every base standing on the surfaces of one height layer `z` (NaN: nothing there; `met`: where a surface was
+    met, as `HeightLayers.met`)."""
     surface = np.nan_to_num(z, nan=-1e3)
     drop, gx, gy = _drops(surface, 2)
     rim = (drop >= THICKNESS[0]) & (drop <= THICKNESS[1] * 1.5) & ~np.isnan(z)
@@ -147,7 +148,7 @@ def bases_in_layer(z: np.ndarray, step: float, origin=(0.0, 0.0)) -> list[FoundB
     px, py = origin[0] + (i + 0.5) * step, origin[1] + (j + 0.5) * step
     tested: dict[tuple, FoundBase] = {}
     for cx, cy, r in _candidates(px, py, ux, uy, step):
-        base = _test(surface, step, origin, px, py, ux, uy, (cx, cy, r))
+        base = _test(surface, met, step, origin, px, py, ux, uy, (cx, cy, r))
         if base is not None:
             tested[(round(base.centre[0], 1), round(base.centre[1], 1), base.diameter)] = base
     found: list[FoundBase] = []
@@ -169,8 +170,9 @@ def _near(px, py, ux, uy, cx, cy, r, band: float) -> np.ndarray:
     return (np.abs(d - r) < band) & ((dx * ux + dy * uy) > 0.7 * np.maximum(d, 1e-9))
 
 
-def _test(surface, step, origin, px, py, ux, uy, circle) -> FoundBase | None:
-    """The base at `circle` (cx, cy, r), refitted and tested, or None when it is not one (module docstring)."""
+def _test(surface, met, step, origin, px, py, ux, uy, circle) -> FoundBase | None:
+    """The base at `circle` (cx, cy, r), refitted and tested, or None when it is not one (module docstring). Its
+    foot is sized on cells where the scan has a surface (`met`): a hole in the table top beside it says nothing."""
     cx, cy, r = circle
     for band in (2.5, 1.5):
         near = _near(px, py, ux, uy, cx, cy, r, band)
@@ -188,7 +190,7 @@ def _test(surface, step, origin, px, py, ux, uy, circle) -> FoundBase | None:
     # a rim cell drops to a cell two away: rim cells lie on the disc's top within two cells of its edge along the
     # axes, 2 * sqrt(2) along the diagonals, so their circle lies (1 + sqrt(2)) / 2 cells inside the edge
     radius = r + (1 + math.sqrt(2)) / 2 * step
-    ring = _ring(surface, step, origin, cx, cy, radius)
+    ring = _ring(surface, met, step, origin, cx, cy, radius)
     top = ring(radius - 3.0, radius - 1.0)
     if top.size == 0:
         return None
@@ -211,7 +213,7 @@ def _test(surface, step, origin, px, py, ux, uy, circle) -> FoundBase | None:
         return None
     offset = figure[:, :2].mean(axis=0) - (cx, cy)
     facing = math.degrees(math.atan2(offset[1], offset[0])) % 360 if np.hypot(*offset) >= FACING_OFFSET else None
-    foot = _footprint(ring(radius - 3.0, radius + 6.0, with_xy=True), (cx, cy), radius - 3.0, support)
+    foot = _footprint(ring(radius - 3.0, radius + 6.0, with_xy=True, met_only=True), (cx, cy), radius - 3.0, support)
     return FoundBase((cx, cy), _diameter(2 * (foot if foot is not None else radius)), support, height, facing,
                      rim_share, residual, int(near.sum()), top_flat, support_flat)
 
@@ -229,8 +231,9 @@ def _footprint(cells: np.ndarray, centre, start: float, support: float) -> float
     return None
 
 
-def _ring(surface, step, origin, cx, cy, radius):
-    """A function giving the heights (or x, y, z rows) of the cells between two distances from (cx, cy)."""
+def _ring(surface, met, step, origin, cx, cy, radius):
+    """A function giving the heights (or x, y, z rows) of the cells between two distances from (cx, cy) (only
+    where a surface was `met`, when asked and known)."""
     reach = int(math.ceil((radius + 7.0) / step))
     ci, cj = int((cx - origin[0]) / step), int((cy - origin[1]) / step)
     i0, j0 = max(ci - reach, 0), max(cj - reach, 0)
@@ -239,9 +242,12 @@ def _ring(surface, step, origin, cx, cy, radius):
     y = origin[1] + (np.arange(j0, j0 + window.shape[1]) + 0.5) * step
     gx, gy = np.meshgrid(x, y, indexing="ij")
     distance = np.hypot(gx - cx, gy - cy)
+    known = None if met is None else met[i0: ci + reach + 1, j0: cj + reach + 1]
 
-    def between(low: float, high: float, with_xy: bool = False) -> np.ndarray:
+    def between(low: float, high: float, with_xy: bool = False, met_only: bool = False) -> np.ndarray:
         inside = (distance >= low) & (distance < high) & (window > -1e2)
+        if met_only and known is not None:
+            inside &= known
         if with_xy:
             return np.column_stack([gx[inside], gy[inside], window[inside]])
         return window[inside]
@@ -258,8 +264,8 @@ def _diameter(found: float) -> float:
 def find_bases(layers: HeightLayers) -> list[FoundBase]:
     """Every base on every height layer, each once (a base seen in two layers is kept where it fits best)."""
     found: list[FoundBase] = []
-    for z in layers.z:
-        for base in bases_in_layer(z, layers.step, layers.origin):
+    for k, z in enumerate(layers.z):
+        for base in bases_in_layer(z, layers.step, layers.origin, None if layers.met is None else layers.met[k]):
             same = [b for b in found if math.hypot(base.centre[0] - b.centre[0], base.centre[1] - b.centre[1])
                     < 0.5 * max(base.diameter, b.diameter) and abs(base.z - b.z) < 2 * THICKNESS[1]]
             if not same:

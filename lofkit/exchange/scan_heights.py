@@ -30,11 +30,15 @@ MAX_CROSSINGS = 12
 @dataclass(frozen=True)
 class HeightLayers:
     """Heights (mm) of upward-facing surfaces: `z[k, i, j]` is layer k at cell (i, j); below the last surface a
-    ray met comes the table (0.0), and below the table nothing (NaN). Cell (i, j) is centred at (`origin` + (i + 0.5, j + 0.5) * `step`)."""
+    ray met comes the table (0.0), and below the table nothing (NaN). Cell (i, j) is centred at (`origin` +
+    (i + 0.5, j + 0.5) * `step`)."""
 
     z: np.ndarray
     step: float
     origin: tuple[float, float] = (0.0, 0.0)
+    met: np.ndarray | None = None
+    """Like `z`: whether a ray met a surface there (False where the table's 0.0 is only assumed, a hole in the
+    scan's table top); None: everywhere."""
 
     def centres(self) -> tuple[np.ndarray, np.ndarray]:
         """x (nx,) and y (ny,) of the cells' centres."""
@@ -72,5 +76,6 @@ def height_layers(mesh: trimesh.Trimesh, width: float, depth: float, step: float
         count[live[up]] += 1
         origins[live, 2] = z - PASS_THROUGH
         live = live[count[live] < layers]
+    met = (np.arange(layers)[:, None] < count[None, :]).reshape(layers, nx, ny)
     found[count, np.arange(gx.size)] = 0.0
-    return HeightLayers(found[:layers].reshape(layers, nx, ny), step)
+    return HeightLayers(found[:layers].reshape(layers, nx, ny), step, met=met)
