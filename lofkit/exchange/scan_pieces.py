@@ -111,14 +111,19 @@ def _cap(points: np.ndarray) -> np.ndarray | None:
     return triangles
 
 
+def _one_face_edges(faces: np.ndarray) -> np.ndarray:
+    """The edges (k, 2) that only one face has, each running as its face winds it, in the faces' order."""
+    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
+    _, inverse, counts = np.unique(trimesh.grouping.hashable_rows(np.sort(directed, axis=1)), return_inverse=True,
+                                   return_counts=True)
+    return directed[counts[inverse.ravel()] == 1]
+
+
 def boundary_loops(faces: np.ndarray) -> tuple[list[np.ndarray], int]:
     """The closed loops (vertex indices, in order) of the edges only one face has, and how many of those edges no
     loop could take (where neighbouring faces disagree on their winding). Each edge runs as its face winds it, so
     at a vertex where two holes touch, the walk still closes every loop."""
-    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
-    key = np.sort(directed, axis=1)
-    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-    edges = directed[counts[inverse.ravel()] == 1]
+    edges = _one_face_edges(faces)
     outgoing: dict[int, list[int]] = {}
     for index, start in enumerate(edges[:, 0].tolist()):
         outgoing.setdefault(start, []).append(index)
@@ -145,10 +150,7 @@ def boundary_loops(faces: np.ndarray) -> tuple[list[np.ndarray], int]:
 def unpinch(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vertices where two holes' rims touch (a bow tie: the faces around the vertex form separate fans) split into
     one vertex per fan, so that every rim is a simple loop and capping closes the surface edge by edge."""
-    directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
-    _, inverse, counts = np.unique(np.sort(directed, axis=1), axis=0, return_inverse=True, return_counts=True)
-    rim_starts = directed[counts[inverse.ravel()] == 1, 0]
-    starts, times = np.unique(rim_starts, return_counts=True)
+    starts, times = np.unique(_one_face_edges(faces)[:, 0], return_counts=True)
     pinched = starts[times > 1]
     if len(pinched) == 0:
         return vertices, faces
@@ -222,9 +224,7 @@ def close_holes(piece: trimesh.Trimesh, name: str, holes: Holes, table: float, s
 def _feet_on_the_table(vertices: np.ndarray, faces: np.ndarray, noise: float) -> np.ndarray:
     """`vertices` with those on the surface's rims (edges of one face) within `noise` of the table brought down to
     it (z = 0): there the piece rests on the table, and its lowest millimetre went with the table top."""
-    edges = np.sort(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=1)
-    unique, counts = np.unique(edges, axis=0, return_counts=True)
-    rim = np.unique(unique[counts == 1])
+    rim = np.unique(_one_face_edges(faces))
     vertices = vertices.copy()
     vertices[rim[np.abs(vertices[rim, 2]) <= noise], 2] = 0.0
     return vertices
