@@ -56,6 +56,27 @@ def test_at_least_95_percent_of_the_bases_in_sight_are_proposed_in_place_and_siz
         assert result.found >= 0.85 * result.visible, f"{_view(k)}: {result.found} of {result.visible}: {missed[k]}"
 
 
+CONTACT_PHOTOS = (1, 3, 5, 7)
+"""Views 30, 40, 50 and 60 degrees above the table, each from another side, with a quarter of the troopers in base
+contact with another."""
+
+
+@pytest.mark.slow
+def test_bases_in_contact_are_found_and_nothing_else():
+    """Two bases touching show no edge between their dark rims, and beyond the touch lie the other base's edges: each
+    is still found where it stands, at its size, and nothing else is proposed."""
+    visible = found = 0
+    for k in CONTACT_PHOTOS:
+        shot, table = sweep_photo(k, contact=0.25)
+        fit = fit_markers(shot.image, *TABLE, *MARKERS)
+        camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
+        bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+        result = score([b for b in bases if b.status == "base"], table, shot.rim_seen)
+        assert not result.false, f"{_view(k)}: {result.false}"
+        visible, found = visible + result.visible, found + result.found
+    assert visible >= 50 and found >= 0.88 * visible, (found, visible)
+
+
 @pytest.mark.slow
 def test_the_photos_hold_every_kind_of_look_alike_and_the_detector_sees_them(sweep):
     """The sweep tests something: each table has barrels, a flat token on the table, things on roofs and heads as

@@ -3,8 +3,9 @@
 Hough circles (`HOUGH_GRADIENT_ALT`) on a 0.5 mm-per-pixel orthophoto, on its brightness (a dark base on grey
 terrain) and on its colour contrast with the mat around (`mat_contrast`: a sand-painted base on a green mat), each
 refined by fitting a circle to the outermost strong edge around it (a model standing on the base has edges inside
-it). Bases are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other
-is kept to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of
+it), then to the edges nearest that circle (a base in contact with another has the other's edges beyond it). Bases
+are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other is kept
+to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of
 overlapping circles, bases come first, then the largest.
 
 A photo taken from aside gives the camera (`photo_table.camera_centre`): the orthophoto is true only at table
@@ -156,8 +157,10 @@ def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
     return -a / 2, -b / 2, math.sqrt(max(a * a / 4 + b * b / 4 - c, 0.0))
 
 
-def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: int) -> np.ndarray:
-    """On each ray from (x, y), the outermost strong edge within RAY_REACH radii (sub-pixel, by a parabola)."""
+def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: int,
+                    expected: np.ndarray | None = None) -> np.ndarray:
+    """On each ray from (x, y), the outermost strong edge within RAY_REACH radii (sub-pixel, by a parabola); or,
+    given the reach `expected` on each ray (rays,), the strong edge nearest to it."""
     angles = np.linspace(0.0, 2 * np.pi, rays, endpoint=False)
     steps = np.arange(RAY_REACH[0] * radius, RAY_REACH[1] * radius, RAY_STEP_PX)
     xs = (x + np.cos(angles)[:, None] * steps).astype(np.float32)
@@ -168,6 +171,9 @@ def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: i
     peak[:, 1:-1] = (slope[:, 1:-1] >= slope[:, :-2]) & (slope[:, 1:-1] > slope[:, 2:])
     peak &= (slope >= EDGE_SHARE * slope.max(axis=1, keepdims=True)) & (slope >= EDGE_MIN_STEP)
     last = slope.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1)
+    if expected is not None:  # a base in contact with another: the outermost edge may be the other's far rim
+        gap = np.abs(steps[0] + RAY_STEP_PX * (np.arange(slope.shape[1]) + 0.5) - expected[:, None])
+        last = np.argmin(np.where(peak, gap, np.inf), axis=1)
     left, mid, right = (slope[np.arange(rays), np.clip(last + k, 0, slope.shape[1] - 1)] for k in (-1, 0, 1))
     curvature = left - 2 * mid + right
     vertex = 0.5 * (left - right) / np.minimum(curvature, -NONZERO_CURVATURE)  # in samples from the peak
@@ -202,20 +208,36 @@ def top_rim_down(points: np.ndarray, x: float, y: float, view: tuple[np.ndarray,
     return points
 
 
+def _raw_reach(x: float, y: float, radius: float, rays: int, view: tuple[np.ndarray, float] | None) -> np.ndarray:
+    """How far along each ray from (x, y) the rim of the circle (x, y, radius) shows on the orthophoto: its far side
+    raised to the base's top rim (`top_rim_down` undone)."""
+    angles = np.linspace(0.0, 2 * np.pi, rays, endpoint=False)
+    ways = np.column_stack([np.cos(angles), np.sin(angles)])
+    rim = np.array([x, y]) + radius * ways
+    if view is not None:
+        foot, k = view
+        far = (rim - [x, y]) @ (np.array([x, y]) - foot) > 0
+        rim[far] = foot + (rim[far] - foot) * k
+    return np.einsum("ij,ij->i", rim - [x, y], ways)
+
+
 def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int = RAYS, rounds: int = REFINE_ROUNDS,
                   view: tuple[np.ndarray, float] | None = None) -> tuple[float, ...] | None:
     """The base's outline near a rough circle (pixels): a circle fitted to the outermost strong edge on rays from the
     centre (a model standing on the base has edges inside it), its top rim brought down (`top_rim_down`, when the
     `view` is known), dropping points far from it (a neighbouring base, terrain); repeated from the new circle until
-    it settles, at most `rounds` times (a blurred base may jitter: one still moving by JITTER_PX or more is dropped).
-    Returns x, y, radius and the share of the rays whose edge lies within SUPPORT_PX of the circle (its support),
-    how stretched the rim it follows is (`_stretch`) and how much of its far side it follows (`_far_support`); None
-    when fewer than half the rays agree."""
+    it settles, at most `rounds` times, each time on the strong edge nearest to the circle on each ray (a base in
+    contact with another: on the rays into it, the outermost edge is the other's far rim or figure); a blurred base
+    may jitter: one still moving by JITTER_PX or more is dropped. Returns x, y, radius and, on the outermost edges
+    (its silhouette: what stands on it or beside it shows there), the share of the rays whose edge lies within
+    SUPPORT_PX of the circle (its support) and how stretched the rim they follow is (`_stretch`); and how much of
+    its far side the fit follows (`_far_support`); None when fewer than half the rays agree."""
     moved = math.inf
-    for _ in range(rounds):
+    for round_ in range(rounds):
         if radius < MIN_RADIUS_PX:
             return None
-        points = outline = top_rim_down(_outline_points(gray, x, y, radius, rays), x, y, view)
+        expected = _raw_reach(x, y, radius, rays, view) if round_ > 0 else None
+        points = outline = top_rim_down(_outline_points(gray, x, y, radius, rays, expected), x, y, view)
         for _ in range(3):
             if len(points) < rays // 2:
                 return None
@@ -229,7 +251,9 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
     if moved >= JITTER_PX:
         return None
     follows = np.abs(np.hypot(outline[:, 0] - x, outline[:, 1] - y) - radius) <= SUPPORT_PX
-    return (x, y, radius, np.count_nonzero(follows) / rays, _stretch(outline[follows]),
+    outer = top_rim_down(_outline_points(gray, x, y, radius, rays), x, y, view)
+    silhouette = outer[np.abs(np.hypot(outer[:, 0] - x, outer[:, 1] - y) - radius) <= SUPPORT_PX]
+    return (x, y, radius, len(silhouette) / rays, _stretch(silhouette),
             _far_support(outline[follows], x, y, rays, view))
 
 
