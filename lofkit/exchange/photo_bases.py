@@ -158,9 +158,10 @@ def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
 
 
 def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: int,
-                    expected: np.ndarray | None = None) -> np.ndarray:
-    """On each ray from (x, y), the outermost strong edge within RAY_REACH radii (sub-pixel, by a parabola); or,
-    given the reach `expected` on each ray (rays,), the strong edge nearest to it."""
+                    expected: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """On each ray from (x, y), the outermost strong edge within RAY_REACH radii; and, given the reach `expected` on
+    each ray (rays,), the strong edge nearest to it (else the outermost again). Sub-pixel, by a parabola; rays with
+    no strong edge are left out."""
     angles = np.linspace(0.0, 2 * np.pi, rays, endpoint=False)
     steps = np.arange(RAY_REACH[0] * radius, RAY_REACH[1] * radius, RAY_STEP_PX)
     xs = (x + np.cos(angles)[:, None] * steps).astype(np.float32)
@@ -170,17 +171,21 @@ def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: i
     peak = np.zeros_like(slope, dtype=bool)
     peak[:, 1:-1] = (slope[:, 1:-1] >= slope[:, :-2]) & (slope[:, 1:-1] > slope[:, 2:])
     peak &= (slope >= EDGE_SHARE * slope.max(axis=1, keepdims=True)) & (slope >= EDGE_MIN_STEP)
-    last = slope.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1)
-    if expected is not None:  # a base in contact with another: the outermost edge may be the other's far rim
-        gap = np.abs(steps[0] + RAY_STEP_PX * (np.arange(slope.shape[1]) + 0.5) - expected[:, None])
-        last = np.argmin(np.where(peak, gap, np.inf), axis=1)
-    left, mid, right = (slope[np.arange(rays), np.clip(last + k, 0, slope.shape[1] - 1)] for k in (-1, 0, 1))
-    curvature = left - 2 * mid + right
-    vertex = 0.5 * (left - right) / np.minimum(curvature, -NONZERO_CURVATURE)  # in samples from the peak
-    offset = np.clip(np.where(curvature < 0, vertex, 0.0), -0.5, 0.5)
-    reach = steps[0] + RAY_STEP_PX * (last + 0.5 + offset)
-    points = np.column_stack([x + np.cos(angles) * reach, y + np.sin(angles) * reach])
-    return points[peak.any(axis=1)]
+    any_edge = peak.any(axis=1)
+
+    def edge_points(index: np.ndarray) -> np.ndarray:
+        left, mid, right = (slope[np.arange(rays), np.clip(index + k, 0, slope.shape[1] - 1)] for k in (-1, 0, 1))
+        curvature = left - 2 * mid + right
+        vertex = 0.5 * (left - right) / np.minimum(curvature, -NONZERO_CURVATURE)  # in samples from the peak
+        offset = np.clip(np.where(curvature < 0, vertex, 0.0), -0.5, 0.5)
+        reach = steps[0] + RAY_STEP_PX * (index + 0.5 + offset)
+        return np.column_stack([x + np.cos(angles) * reach, y + np.sin(angles) * reach])[any_edge]
+
+    outermost = edge_points(slope.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1))
+    if expected is None:
+        return outermost, outermost
+    gap = np.abs(steps[0] + RAY_STEP_PX * (np.arange(slope.shape[1]) + 0.5) - expected[:, None])
+    return outermost, edge_points(np.argmin(np.where(peak, gap, np.inf), axis=1))
 
 
 def _stretch(points: np.ndarray) -> float:
@@ -210,15 +215,11 @@ def top_rim_down(points: np.ndarray, x: float, y: float, view: tuple[np.ndarray,
 
 def _raw_reach(x: float, y: float, radius: float, rays: int, view: tuple[np.ndarray, float] | None) -> np.ndarray:
     """How far along each ray from (x, y) the rim of the circle (x, y, radius) shows on the orthophoto: its far side
-    raised to the base's top rim (`top_rim_down` undone)."""
+    raised to the base's top rim (`top_rim_down` by the inverse factor)."""
     angles = np.linspace(0.0, 2 * np.pi, rays, endpoint=False)
     ways = np.column_stack([np.cos(angles), np.sin(angles)])
-    rim = np.array([x, y]) + radius * ways
-    if view is not None:
-        foot, k = view
-        far = (rim - [x, y]) @ (np.array([x, y]) - foot) > 0
-        rim[far] = foot + (rim[far] - foot) * k
-    return np.einsum("ij,ij->i", rim - [x, y], ways)
+    raised = top_rim_down(np.array([x, y]) + radius * ways, x, y, None if view is None else (view[0], 1 / view[1]))
+    return np.einsum("ij,ij->i", raised - [x, y], ways)
 
 
 def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int = RAYS, rounds: int = REFINE_ROUNDS,
@@ -237,7 +238,9 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
         if radius < MIN_RADIUS_PX:
             return None
         expected = _raw_reach(x, y, radius, rays, view) if round_ > 0 else None
-        points = outline = top_rim_down(_outline_points(gray, x, y, radius, rays, expected), x, y, view)
+        outermost, nearest = _outline_points(gray, x, y, radius, rays, expected)
+        points = outline = top_rim_down(nearest, x, y, view)
+        silhouette = top_rim_down(outermost, x, y, view)
         for _ in range(3):
             if len(points) < rays // 2:
                 return None
@@ -251,8 +254,7 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
     if moved >= JITTER_PX:
         return None
     follows = np.abs(np.hypot(outline[:, 0] - x, outline[:, 1] - y) - radius) <= SUPPORT_PX
-    outer = top_rim_down(_outline_points(gray, x, y, radius, rays), x, y, view)
-    silhouette = outer[np.abs(np.hypot(outer[:, 0] - x, outer[:, 1] - y) - radius) <= SUPPORT_PX]
+    silhouette = silhouette[np.abs(np.hypot(silhouette[:, 0] - x, silhouette[:, 1] - y) - radius) <= SUPPORT_PX]
     return (x, y, radius, len(silhouette) / rays, _stretch(silhouette),
             _far_support(outline[follows], x, y, rays, view))
 
