@@ -120,20 +120,20 @@ def _fine(mesh: trimesh.Trimesh, edge: float) -> trimesh.Trimesh:
     return trimesh.Trimesh(vertices, faces)
 
 
-def seen_vertices(mesh: trimesh.Trimesh, eyes: np.ndarray) -> np.ndarray:
-    """Whether some station sees each vertex: the first surface along the ray to it is the vertex itself (within
-    0.05 mm + 0.1%) and its normal faces the station."""
-    rays = EmbreeRays([mesh])
-    seen = np.zeros(len(mesh.vertices), dtype=bool)
-    normals = mesh.vertex_normals
-    for eye in eyes:
-        unseen = np.flatnonzero(~seen)  # a vertex seen once is seen
-        offset = mesh.vertices[unseen] - eye
+def seen_from(rays: EmbreeRays, points: np.ndarray, eyes: np.ndarray, normals: np.ndarray | None = None,
+              slack: float = 0.0) -> np.ndarray:
+    """Whether some station of `eyes` sees each point: the first surface along the ray to it is the point itself
+    (within 0.05 mm and `slack` of the distance) and, given `normals`, the point's surface faces the station."""
+    seen = np.zeros(len(points), dtype=bool)
+    for eye in eyes:  # a station at a time, its points in one cast
+        unseen = np.flatnonzero(~seen)  # a point seen once is seen
+        offset = points[unseen] - eye
         distance = np.linalg.norm(offset, axis=1)
         direction = offset / distance[:, None]
-        facing = np.einsum("ij,ij->i", direction, normals[unseen]) < -0.05
+        facing = np.ones(len(unseen), dtype=bool) if normals is None else (
+            np.einsum("ij,ij->i", direction, normals[unseen]) < -0.05)
         hit, _ = rays.first_hit(np.broadcast_to(eye, direction[facing].shape), direction[facing])
-        seen[unseen[facing]] = hit >= distance[facing] * 0.999 - 0.05
+        seen[unseen[facing]] = hit >= distance[facing] * (1 - slack) - 0.05
     return seen
 
 
@@ -152,12 +152,7 @@ def held_miniatures(world: World, scanner: Scanner = Scanner(), share: float = 0
     feet = np.column_stack([volumes.centre, volumes.z + 0.01])
     points = np.concatenate([(tops[:, None] + (volumes.radius - 0.5)[:, None, None] * ring).reshape(-1, 3),
                              (feet[:, None] + (volumes.radius + 1.5)[:, None, None] * ring).reshape(-1, 3)])
-    seen = np.zeros(len(points), dtype=bool)
-    for eye in stations(world.scene.table.width, world.scene.table.depth, scanner.ring):
-        offset = points - eye
-        distance = np.linalg.norm(offset, axis=1)
-        hit, _ = rays.first_hit(np.broadcast_to(eye, offset.shape), offset / distance[:, None])
-        seen |= hit >= distance - 0.05
+    seen = seen_from(rays, points, stations(world.scene.table.width, world.scene.table.depth, scanner.ring))
     top, foot = seen.reshape(2, len(tops), len(angles))
     held = (top & foot).mean(axis=1) >= share
     return frozenset(trooper_id for trooper_id, yes in zip(volumes.ids, held) if yes)
@@ -175,7 +170,8 @@ def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0, symmet
              + [_fine(m, scanner.table_edge) for m in room(width, depth)])
     whole = trimesh.util.concatenate(parts)
     whole.merge_vertices()
-    seen = seen_vertices(whole, stations(width, depth, scanner.ring))
+    seen = seen_from(EmbreeRays([whole]), whole.vertices, stations(width, depth, scanner.ring), whole.vertex_normals,
+                     slack=0.001)  # a vertex is kept where a station sees it, 0.05 mm + 0.1% of the way
     whole.update_faces(seen[whole.faces].sum(axis=1) >= 2)
     whole.remove_unreferenced_vertices()
     noisy = whole.vertices + whole.vertex_normals * rng.normal(0.0, scanner.noise, (len(whole.vertices), 1))
