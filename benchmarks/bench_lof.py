@@ -17,11 +17,12 @@ examples/tables/table-c.yaml (16 real pieces: one non-convex body each, thousand
    identity. Sight verdicts of the two searches are compared pair by pair; any difference is listed by trooper id.
 Then the tables side by side: the matrix's cost per unordered pair in ray-equivalents (wall time x the raw Embree
 rate measured on the same table in the same run / pairs), so that a table whose rays cost more is not blamed for it.
-Ratios are printed; nothing is asserted about timings (targets: a matrix at least 15x faster than brute force, and
-table-c's cost per pair within 1.5x of table-b's).
+Ratios are printed, and the worst table's against table-b; nothing is asserted about timings (targets: a matrix at
+least 15x faster than brute force, and every table's cost per pair within 1.5x of table-b's). `--corpus` adds the
+tables of benchmarks/corpus/ (third-party meshes).
 
-Run: `python benchmarks/bench_lof.py [--table T ...] [--quick] [--repeat N] [--brute-pairs N] [--full-brute]
-[--seed S]`.
+Run: `python benchmarks/bench_lof.py [--table T ...] [--corpus] [--quick] [--repeat N] [--brute-pairs N]
+[--full-brute] [--seed S]`.
 """
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ from lofkit import World, load_scene
 from lofkit.rules.lof import check, matrix
 from lofkit.testing import sight_brute_force
 
-TABLES = [Path(__file__).resolve().parents[1] / "examples" / "tables" / f"table-{k}.yaml" for k in "bc"]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus_tables import add_table_options, against_baseline, chosen_tables  # noqa: E402
+
 TARGET_RATIO = 15.0
 TARGET_PER_PAIR = 1.5
-"""table-c's matrix cost per pair against table-b's, at most."""
+"""Any table's matrix cost per pair against table-b's, at most."""
 DEFAULTS = {"segments": 1_000_000, "trimesh": 1_000, "queries": 60, "brute_pairs": 40}
 QUICK = {"segments": 100_000, "trimesh": 200, "queries": 20, "brute_pairs": 10}
 
@@ -275,22 +278,19 @@ def bench_table(path: Path, args, sizes: dict, rng) -> tuple[float, float, int]:
 
 
 def compare(results: dict[str, tuple[float, float, int]]) -> None:
-    """The matrix's cost per unordered pair on each table, in ray-equivalents, and table-c's against table-b's."""
+    """The matrix's cost per unordered pair on each table, in ray-equivalents, and each against table-b's."""
     print("\nmatrix cost per unordered pair (wall time x raw Embree rate on the same table / pairs)")
     cost = {}
     for name, (seconds, rate, pairs) in results.items():
         cost[name] = seconds * rate / pairs
         print(f"  {name}: {seconds:.2f} s x {rate / 1e6:.2f} M segments/s / {pairs} pairs = {cost[name]:,.0f} "
               f"ray-equivalents per pair ({seconds / pairs * 1e3:.1f} ms)")
-    if {"table-b.yaml", "table-c.yaml"} <= cost.keys():
-        ratio = cost["table-c.yaml"] / cost["table-b.yaml"]
-        print(f"  table-c / table-b: {ratio:.2f}x (target <= {TARGET_PER_PAIR}x: "
-              f"{'met' if ratio <= TARGET_PER_PAIR else 'NOT met'})")
+    against_baseline(cost, "matrix cost per pair", TARGET_PER_PAIR)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--table", type=Path, action="append", help="scene file, repeatable (default: table-b, table-c)")
+    add_table_options(parser)
     parser.add_argument("--quick", action="store_true", help="smoke run: fewer segments, queries and brute pairs")
     parser.add_argument("--repeat", type=int, default=3, help="matrix runs per table; the best is reported")
     parser.add_argument("--brute-pairs", type=int, default=None, help="unordered pairs sampled for brute force")
@@ -302,7 +302,7 @@ def main() -> None:
     started = time.perf_counter()
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; seed {args.seed}"
           f"{'; quick' if args.quick else ''}")
-    results = {path.name: bench_table(path, args, sizes, rng) for path in args.table or TABLES}
+    results = {path.name: bench_table(path, args, sizes, rng) for path in chosen_tables(args)}
     compare(results)
     print(f"\nrun took {time.perf_counter() - started:.0f} s; load average {os.getloadavg()[0]:.2f}")
 
