@@ -28,8 +28,9 @@ middle), which gives a closed surface S'; but a segment may leave S' through a c
 segment through a box leaves the capped solid on both sides of it, each time through the mesh or a cap; if through
 caps both times, the part of it between those two caps lies in the convex hull of their rims. So the voxels that
 may meet the hull of any two rims (or of one) are taken out before boxes are grown (`through_holes`), and every
-segment through a box that is left meets the mesh itself. Open parts that caps cannot close consistently are
-skipped and counted.
+segment through a box that is left meets the mesh itself. A cap that lies on faces of the mesh (a wall's open top
+under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces. Open parts that caps
+cannot close consistently are skipped and counted.
 
 The proofs assume segments end outside the solid: lofkit warns about troopers whose volumes cut into solid scenery.
 """
@@ -46,7 +47,8 @@ import trimesh
 from scipy import ndimage
 from scipy.spatial import ConvexHull
 
-from lofkit.geometry import cache, voxels
+from lofkit.geometry import cache, seals, voxels
+from lofkit.geometry.seals import sealed_rims
 from lofkit.geometry.voxels import boxes_clear, first_voxels, grow_boxes, mark_near_hull, surface_voxels
 
 MAX_VOXELS = 30e6
@@ -116,7 +118,7 @@ def parts_cached(mesh: trimesh.Trimesh) -> bool:
 def code_digest() -> str:
     """A digest of the code that computes the parts (this module's and `voxels`' source, and trimesh's version),
     read once per process: changed code never reads parts the old code saved."""
-    return cache.code_digest(trimesh.__version__, (__file__, voxels.__file__))
+    return cache.code_digest(trimesh.__version__, (__file__, voxels.__file__, seals.__file__))
 
 
 def mesh_key(mesh: trimesh.Trimesh) -> str:
@@ -129,14 +131,15 @@ def mesh_key(mesh: trimesh.Trimesh) -> str:
 class Surface:
     """A mesh split for its parts: `component`, as in `MeshParts`, and their `convex_volume`; `faces`, those of
     its closed non-convex components and of its open ones, with `caps` (t, 3, 3), triangles that close the open
-    ones' holes, each hole's rim vertices in `rims`; and faces skipped (open or inconsistently oriented parts that
-    caps cannot close)."""
+    ones' holes, each hole's rim vertices in `rims`, and those whose caps no faces of the mesh cover in `open_rims`
+    (`seals.sealed_rims`); and faces skipped (open or inconsistently oriented parts that caps cannot close)."""
 
     component: np.ndarray
     convex_volume: float
     faces: np.ndarray
     caps: np.ndarray
     rims: tuple[np.ndarray, ...]
+    open_rims: tuple[np.ndarray, ...]
     skipped: int
 
 
@@ -144,23 +147,31 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     """Split the mesh into its connected components: watertight convex ones are parts as they are, the other
     watertight ones are kept for boxes, and open ones too, with caps over their holes when that closes them."""
     component = np.full(len(mesh.faces), -1, dtype=np.int64)
-    convex_volume, closed, open_faces, skipped = 0.0, [], [], 0
+    convex_volume, closed, open_faces, skipped, solids = 0.0, [], [], 0, []
     for faces in trimesh.graph.connected_components(mesh.face_adjacency, nodes=np.arange(len(mesh.faces))):
         part = mesh.submesh([faces], append=True)
         if not part.is_watertight:
             open_faces.append(np.asarray(faces))
-        elif not part.is_winding_consistent:
+            continue
+        if not part.is_winding_consistent:
             skipped += len(faces)
-        elif part.is_convex:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):  # a flat closed sheet has no volume, nor centre
+            volume = float(part.volume)
+        if volume != 0:
+            solids.append(part.triangles if volume > 0 else part.triangles[:, ::-1])  # faces turned out
+        if part.is_convex:
             component[faces] = component.max() + 1
-            convex_volume += abs(float(part.volume))
+            convex_volume += abs(volume)
         else:
             closed.append(np.asarray(faces))
     caps, rims = caps_over_holes(mesh.vertices, mesh.faces[_joined(open_faces)]) if open_faces else (None, ())
     if caps is None:
         skipped += len(_joined(open_faces))
-        return Surface(component, convex_volume, _joined(closed), np.zeros((0, 3, 3)), (), skipped)
-    return Surface(component, convex_volume, _joined(closed + open_faces), caps, rims, skipped)
+        return Surface(component, convex_volume, _joined(closed), np.zeros((0, 3, 3)), (), (), skipped)
+    sealed = sealed_rims(mesh.triangles, caps, rims, np.concatenate(solids) if solids else None)
+    return Surface(component, convex_volume, _joined(closed + open_faces), caps, rims,
+                   tuple(rim for rim, closed in zip(rims, sealed) if not closed), skipped)
 
 
 def _joined(groups: list[np.ndarray]) -> np.ndarray:
@@ -269,7 +280,7 @@ def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
         pitch *= 2
     origin = low - 1.5 * pitch
     shape = tuple(int(n) for n in np.ceil((high + 1.5 * pitch - origin) / pitch).astype(int))
-    holes = through_holes(surface.rims, origin, pitch, shape)
+    holes = through_holes(surface.open_rims, origin, pitch, shape)
     inside = inside_voxels(triangles, origin, pitch, shape) & ~holes
     signed = np.einsum("ij,ij->i", triangles[:, 0], np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
     cells = grow_boxes(*_box_inputs(inside), MAX_BOXES, int(np.ceil(MIN_BOX_VOLUME / pitch**3)))
@@ -314,7 +325,8 @@ def through_holes(rims: tuple[np.ndarray, ...], origin: np.ndarray, pitch: float
                   shape: tuple[int, int, int]) -> np.ndarray:
     """Voxels that may meet the convex hull of two holes' rims (or of one's): a segment that leaves the capped solid
     through caps on both sides of a point runs, between those caps, inside such a hull; a segment through any
-    other point inside leaves it through the mesh itself on one side at least."""
+    other point inside leaves it through the mesh itself on one side at least. Holes the mesh's own faces cover
+    (`seals`) are no way through and are not given."""
     marked = np.zeros(shape, dtype=bool)
     for i in range(len(rims)):
         for j in range(i, len(rims)):

@@ -1,0 +1,126 @@
+"""Holes of an open mesh that the mesh itself closes: a cap lying on faces of the mesh, in their plane, or on the
+cap of another hole, facing the other way.
+
+Kits made for games and CAD leave faces out where another body of the same piece covers them: a house's walls are
+open at the top where the roof's underside lies, and at the foot where its base plate's top lies. Such a hole's cap
+(`inner.caps_over_holes`) lies on faces of the mesh, so a segment that crosses the cap crosses those faces at the
+same point: it meets the mesh there, as it would a wall. And where two bodies meet with no face between them (a
+storey's walls open at the top standing on the next storey's, open at the bottom), the two holes have the same rim
+and their caps, turned opposite ways, cancel: the capped solid goes on through them (the winding number does not
+change across two caps over one place facing opposite ways), and a segment crossing them does not leave it there.
+Such rims need not be kept out of the boxes (`inner.through_holes`). The test is exact: the rim lies in a plane
+x, y or z = c (every vertex exactly there) and so does every vertex of the faces that cover its cap, which shapely
+checks in that plane; caps that cancel may lie a rounding apart (`OVERLAP`), each inside the other's solid, with
+no vertex of the mesh between them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import shapely
+
+UNCOVERED = 1e-9
+"""Share of a cap's area that may be left uncovered by rounding in shapely's overlay (never a real gap)."""
+OVERLAP = 1e-3
+"""mm two caps turned opposite ways may lie apart and still cancel, when each lies inside the other's solid (a kit
+exported in single precision puts the top of one storey's walls and the foot of the next a rounding apart)."""
+
+
+def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray, ...],
+                solids: np.ndarray | None = None) -> np.ndarray:
+    """Whether each hole is sealed: its cap lies on the mesh's faces `triangles` (t, 3, 3), on caps of other holes
+    turned the other way and on faces of closed components of it (`solids` (s, 3, 3), faces turned out) that hold
+    it. `caps` are the caps of every rim in `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes`
+    makes them; `rims` each hole's vertices.
+
+    Examples
+    --------
+    >>> import trimesh
+    >>> walls = trimesh.creation.box([10, 10, 10])  # a box without its top, and a plate covering the top
+    >>> walls.update_faces(walls.face_normals[:, 2] < 0.5)
+    >>> plate = trimesh.creation.box([12, 12, 1]).apply_translation([0, 0, 5.5])
+    >>> from lofkit.geometry.inner import caps_over_holes
+    >>> caps, rims = caps_over_holes(walls.vertices, walls.faces)
+    >>> sealed_rims(np.concatenate([walls.triangles, plate.triangles]), caps, rims).tolist()
+    [True]
+    >>> sealed_rims(walls.triangles, caps, rims).tolist()
+    [False]
+    """
+    ends = np.cumsum([len(rim) for rim in rims])
+    cap_of = [caps[end - len(rim) : end] for rim, end in zip(rims, ends)]
+    planes = [_plane(rim, cap) for rim, cap in zip(rims, cap_of)]
+    sealed = np.zeros(len(rims), dtype=bool)
+    for k, plane in enumerate(planes):
+        if plane is None:
+            continue
+        axis, level, facing = plane
+        others = [cap_of[j] for j, other in enumerate(planes) if j != k and other is not None
+                  and _cancel(plane, other, triangles, cap_of[k])]
+        cover = np.concatenate([triangles[(triangles[:, :, axis] == level).all(axis=1)], *others,
+                                _holding(plane, solids, triangles, cap_of[k])])
+        sealed[k] = _covered(cover, cap_of[k], axis)
+    return sealed
+
+
+def _holding(plane: tuple[int, float, int], solids: np.ndarray | None, triangles: np.ndarray,
+             cap: np.ndarray) -> np.ndarray:
+    """The faces of closed components (`solids`) that hold a cap in `plane` where they lie over it: each flat at one
+    level on the plane's axis, at most `OVERLAP` behind the cap, turned towards the cap's solid, with no vertex of
+    the mesh between (`_cancel`)."""
+    if solids is None or len(solids) == 0 or plane[2] == 0:
+        return np.zeros((0, 3, 3))
+    axis, level, facing = plane
+    levels = solids[:, 0, axis]
+    turned = np.sign(np.cross(solids[:, 1] - solids[:, 0], solids[:, 2] - solids[:, 0])[:, axis])
+    near = (solids[:, :, axis] == levels[:, None]).all(axis=1) & (turned == -facing)
+    near &= ((levels - level) * facing <= 0) & ((levels - level) * facing >= -OVERLAP)
+    held = [k for other in np.unique(levels[near]).tolist()
+            if _cancel(plane, (axis, other, -facing), triangles, cap) for k in np.flatnonzero(near & (levels == other))]
+    return solids[held]
+
+
+def _cancel(mine: tuple[int, float, int], other: tuple[int, float, int], triangles: np.ndarray,
+            cap: np.ndarray) -> bool:
+    """Whether a cap in plane `other` cancels one in plane `mine` where they overlap: the same axis, turned opposite
+    ways, in one plane or each at most `OVERLAP` inside the other's solid (a cap faces out of its solid), and no
+    vertex of the mesh between them over the cap."""
+    (axis, level, facing), (other_axis, other_level, other_facing) = mine, other
+    if other_axis != axis or facing == 0 or other_facing != -facing:
+        return False
+    inside = (other_level - level) * facing  # <= 0: the other solid begins at or before this one ends
+    if inside > 0 or inside < -OVERLAP:
+        return False
+    low, high = sorted((level, other_level))
+    points = triangles.reshape(-1, 3)
+    kept = [a for a in range(3) if a != axis]
+    flat = cap[:, :, kept].reshape(-1, 2)
+    over = ((points[:, kept] >= flat.min(axis=0)) & (points[:, kept] <= flat.max(axis=0))).all(axis=1)
+    return not (over & (points[:, axis] > low) & (points[:, axis] < high)).any()
+
+
+def _plane(rim: np.ndarray, cap: np.ndarray) -> tuple[int, float, int] | None:
+    """(axis, level, facing) when every vertex of `rim` lies exactly at `level` on `axis` (x, y or z = level); facing
+    is the side every triangle of its `cap` faces along that axis (+1 or -1), 0 when they do not all face one way.
+    None for a rim in no such plane."""
+    axes = [a for a in range(3) if (rim[:, a] == rim[0, a]).all()]
+    if not axes:
+        return None
+    axis = axes[0]
+    normal = np.cross(cap[:, 1] - cap[:, 0], cap[:, 2] - cap[:, 0])[:, axis]
+    facing = 1 if (normal > 0).all() else -1 if (normal < 0).all() else 0
+    return axis, float(rim[0, axis]), facing
+
+
+def _covered(cover: np.ndarray, cap: np.ndarray, axis: int) -> bool:
+    """Whether the triangles `cover` (t, 3, 3) cover those of `cap`, seen along `axis`."""
+    if len(cover) == 0:
+        return False
+    kept = [a for a in range(3) if a != axis]
+    faces = shapely.union_all([shapely.Polygon(t) for t in cover[:, :, kept] if _area(t) > 0])
+    hole = shapely.union_all([shapely.Polygon(t) for t in cap[:, :, kept] if _area(t) > 0])
+    return hole.area > 0 and hole.difference(faces).area <= UNCOVERED * hole.area
+
+
+def _area(corners: np.ndarray) -> float:
+    (x0, y0), (x1, y1), (x2, y2) = corners
+    return abs((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)) / 2

@@ -1,0 +1,71 @@
+"""Holes a mesh closes itself (lofkit/geometry/seals.py): a kit's house made of bodies that leave out the faces
+another body covers (walls open at the foot on a base plate, at the top under a roof slab, one storey open onto the
+next) gets boxes inside all of it, and every segment through a box still hits the mesh; where the bodies stand
+apart, the gap stays a way through. The oracle is Embree on the full mesh, as in test_inner_parts."""
+
+from __future__ import annotations
+
+import numpy as np
+import trimesh
+
+from lofkit.geometry.inner import compute_mesh_parts, mesh_surface
+from tests.test_inner_parts import blocked, crosses_box, lines_through_boxes
+
+ROUNDING = 1e-5
+"""A single-precision kit's rounding: one storey's top and the next one's foot this far apart."""
+
+
+def walls(low: float, high: float, size: float = 60.0) -> trimesh.Trimesh:
+    """Four walls of a square storey, open at the top and at the foot (a box's sides only)."""
+    box = trimesh.creation.box([size, size, high - low]).apply_translation([0, 0, (low + high) / 2])
+    box.update_faces(np.abs(box.face_normals[:, 2]) < 0.5)
+    box.remove_unreferenced_vertices()
+    return box
+
+
+def slab(low: float, high: float, size: float) -> trimesh.Trimesh:
+    return trimesh.creation.box([size, size, high - low]).apply_translation([0, 0, (low + high) / 2])
+
+
+def house(gap: float = -ROUNDING) -> trimesh.Trimesh:
+    """A base plate (0-5 mm), two storeys of open walls (5-50, then from 50 + `gap` to 95) and a roof slab whose
+    underside lies `ROUNDING` below the upper walls' top: one mesh of four bodies, as kits export them."""
+    return trimesh.util.concatenate([slab(0, 5, 70), walls(5, 50), walls(50 + gap, 95), slab(95 - ROUNDING, 100, 70)])
+
+
+def test_holes_the_house_closes_itself_are_sealed_and_boxes_fill_it():
+    """All four holes are sealed (the plate's top under the lower walls, the two storeys' caps cancelling a rounding
+    apart, the roof holding the upper walls' top); boxes fill most of the house, and 20,000 lines through them all
+    hit it."""
+    mesh = house()
+    surface = mesh_surface(mesh)
+    assert len(surface.rims) == 4 and len(surface.open_rims) == 0
+    parts = compute_mesh_parts(mesh)
+    assert parts.coverage > 0.8
+    rng = np.random.default_rng(8)
+    assert blocked(mesh, *lines_through_boxes(parts.boxes, 300, 20_000, rng)).all()
+
+
+def test_storeys_standing_apart_leave_a_way_through_that_no_box_crosses():
+    """The upper storey 1 mm above the lower one: their caps face each other across open air, so neither is sealed,
+    and level lines through the gap pass through the house without touching it; no box lies on them."""
+    mesh = house(gap=1.0)
+    surface = mesh_surface(mesh)
+    assert len(surface.open_rims) == 2
+    parts = compute_mesh_parts(mesh)
+    rng = np.random.default_rng(9)
+    count = 5000
+    starts = np.column_stack([np.full(count, -100.0), rng.uniform(-25, 25, count), rng.uniform(50.05, 50.95, count)])
+    ends = starts * [-1, 1, 1] + np.column_stack([np.zeros(count), rng.uniform(-5, 5, count), np.zeros(count)])
+    directions = (ends - starts) / np.linalg.norm(ends - starts, axis=1)[:, None]
+    lengths = np.linalg.norm(ends - starts, axis=1)
+    clear = ~blocked(mesh, starts, directions, lengths)
+    assert clear.mean() > 0.9  # the gap is a way through
+    assert not crosses_box(starts[clear], directions[clear], lengths[clear], parts.boxes).any()
+    assert blocked(mesh, *lines_through_boxes(parts.boxes, 300, 20_000, rng)).all()
+
+
+def test_a_roof_slab_above_the_walls_does_not_seal_them():
+    """A roof 0.5 mm above the open walls' top holds nothing: the hole stays open."""
+    mesh = trimesh.util.concatenate([slab(0, 5, 70), walls(5, 50), slab(50.5, 55, 70)])
+    assert len(mesh_surface(mesh).open_rims) == 1
