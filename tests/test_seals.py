@@ -9,7 +9,7 @@ import numpy as np
 import trimesh
 
 from lofkit.geometry.inner import compute_mesh_parts, mesh_surface
-from tests.test_inner_parts import blocked, crosses_box, lines_through_boxes
+from tests.test_inner_parts import blocked, crosses_box, holed_crate, lines_through_boxes
 
 ROUNDING = 1e-5
 """A single-precision kit's rounding: one storey's top and the next one's foot this far apart."""
@@ -69,3 +69,47 @@ def test_a_roof_slab_above_the_walls_does_not_seal_them():
     """A roof 0.5 mm above the open walls' top holds nothing: the hole stays open."""
     mesh = trimesh.util.concatenate([slab(0, 5, 70), walls(5, 50), slab(50.5, 55, 70)])
     assert len(mesh_surface(mesh).open_rims) == 1
+
+
+def test_a_mesh_whose_faces_are_all_exported_twice_is_a_closed_solid():
+    """A kit's fence post written with every face twice (the copies the same way): each edge then has four faces and
+    the mesh is not watertight as it stands, but counted once it is a closed box, covered whole."""
+    post = slab(0, 60, 10)
+    twice = trimesh.Trimesh(post.vertices, np.vstack([post.faces, post.faces]), process=False)
+    assert not twice.is_watertight
+    surface = mesh_surface(twice)
+    assert surface.skipped == 0 and len(surface.rims) == 0
+    assert compute_mesh_parts(twice).coverage > 0.95
+
+
+def test_an_open_part_caps_cannot_close_leaves_the_others_their_boxes():
+    """A house of open walls (sealed by its plate and roof) beside a folded sheet whose two faces run along their
+    shared edge the same way (one turned over), which caps cannot close: the sheet is skipped, the house still gets
+    its boxes."""
+    sheet = trimesh.Trimesh([[100, 0, 0], [110, 0, 0], [105, 5, 0], [105, -5, 5]], [[0, 1, 2], [0, 1, 3]],
+                            process=False)
+    mesh = trimesh.util.concatenate([house(), sheet])
+    surface = mesh_surface(mesh)
+    assert surface.skipped == len(sheet.faces)
+    assert compute_mesh_parts(mesh).coverage > 0.8
+
+
+def test_holes_of_parts_apart_are_not_taken_together():
+    """Two crates, each with two facing holes, side by side but apart: a hole of one and a hole of the other are
+    never taken together (no segment crossing no face goes from one's inside to the other's), so the boxes fill
+    both crates but the tunnels through their holes, and every line through a box hits them."""
+    crates = trimesh.util.concatenate([holed_crate(), holed_crate().apply_translation([60, 30, 0])])
+    surface = mesh_surface(crates)
+    assert len(surface.open_rims) == 4 and len(set(surface.reach)) == 2
+    parts = compute_mesh_parts(crates)
+    assert parts.coverage > 0.5
+    rng = np.random.default_rng(10)
+    for shift in ([0, 0, 0], [60, 30, 0]):
+        starts = np.column_stack([np.full(3000, -20.0), rng.uniform(-2.5, 2.5, (3000, 2))]) + shift
+        ends = np.column_stack([np.full(3000, 20.0), rng.uniform(-2.5, 2.5, (3000, 2))]) + shift
+        directions = (ends - starts) / np.linalg.norm(ends - starts, axis=1)[:, None]
+        origins, lengths = starts - 10 * directions, np.linalg.norm(ends - starts, axis=1) + 20
+        clear = ~blocked(crates, origins, directions, lengths)
+        assert clear.sum() > 500
+        assert not crosses_box(origins[clear], directions[clear], lengths[clear], parts.boxes).any()
+    assert blocked(crates, *lines_through_boxes(parts.boxes, 150, 20_000, rng)).all()

@@ -29,8 +29,10 @@ segment through a box leaves the capped solid on both sides of it, each time thr
 caps both times, the part of it between those two caps lies in the convex hull of their rims. So the voxels that
 may meet the hull of any two rims (or of one) are taken out before boxes are grown (`through_holes`), and every
 segment through a box that is left meets the mesh itself. A cap that lies on faces of the mesh (a wall's open top
-under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces. Open parts that caps
-cannot close consistently are skipped and counted.
+under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces. Each open part is
+capped on its own, and two holes are taken together only when their parts may reach each other inside (`reaches`:
+a segment crossing no face goes from one part's inside to another's only where they overlap). Open parts that
+caps cannot close consistently are skipped and counted.
 
 The proofs assume segments end outside the solid: lofkit warns about troopers whose volumes cut into solid scenery.
 """
@@ -43,6 +45,8 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+import scipy.sparse
+import scipy.sparse.csgraph
 import trimesh
 from scipy import ndimage
 from scipy.spatial import ConvexHull
@@ -132,7 +136,8 @@ class Surface:
     """A mesh split for its parts: `component`, as in `MeshParts`, and their `convex_volume`; `faces`, those of
     its closed non-convex components and of its open ones, with `caps` (t, 3, 3), triangles that close the open
     ones' holes, each hole's rim vertices in `rims`, and those whose caps no faces of the mesh cover in `open_rims`
-    (`seals.sealed_rims`); and faces skipped (open or inconsistently oriented parts that caps cannot close)."""
+    (`seals.sealed_rims`) with the `reach` of each (`reaches`); and faces skipped (open or inconsistently oriented
+    parts that caps cannot close)."""
 
     component: np.ndarray
     convex_volume: float
@@ -140,18 +145,31 @@ class Surface:
     caps: np.ndarray
     rims: tuple[np.ndarray, ...]
     open_rims: tuple[np.ndarray, ...]
+    reach: tuple[int, ...]
     skipped: int
 
 
 def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
-    """Split the mesh into its connected components: watertight convex ones are parts as they are, the other
-    watertight ones are kept for boxes, and open ones too, with caps over their holes when that closes them."""
+    """Split the mesh into its connected components (faces that share an edge with no third face; a face exported
+    twice counts once): watertight convex ones are parts as they are, the other watertight ones are kept for boxes,
+    and open ones too, each with caps over its holes when that closes it."""
     component = np.full(len(mesh.faces), -1, dtype=np.int64)
     convex_volume, closed, open_faces, skipped, solids = 0.0, [], [], 0, []
-    for faces in trimesh.graph.connected_components(mesh.face_adjacency, nodes=np.arange(len(mesh.faces))):
+    once = np.sort(np.unique(np.sort(mesh.faces, axis=1), axis=0, return_index=True)[1])
+    single = trimesh.Trimesh(mesh.vertices, mesh.faces[once], process=False)
+    caps, rims, owner = [], [], []
+    for faces in trimesh.graph.connected_components(single.face_adjacency, nodes=np.arange(len(once))):
+        faces = once[np.asarray(faces)]
         part = mesh.submesh([faces], append=True)
         if not part.is_watertight:
-            open_faces.append(np.asarray(faces))
+            cap, rim = caps_over_holes(mesh.vertices, mesh.faces[faces])
+            if cap is None:
+                skipped += len(faces)
+            else:
+                open_faces.append(faces)
+                caps.append(cap)
+                rims.extend(rim)
+                owner.extend([len(open_faces) - 1] * len(rim))
             continue
         if not part.is_winding_consistent:
             skipped += len(faces)
@@ -165,13 +183,31 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
             convex_volume += abs(volume)
         else:
             closed.append(np.asarray(faces))
-    caps, rims = caps_over_holes(mesh.vertices, mesh.faces[_joined(open_faces)]) if open_faces else (None, ())
-    if caps is None:
-        skipped += len(_joined(open_faces))
-        return Surface(component, convex_volume, _joined(closed), np.zeros((0, 3, 3)), (), (), skipped)
-    sealed = sealed_rims(mesh.triangles, caps, rims, np.concatenate(solids) if solids else None)
-    return Surface(component, convex_volume, _joined(closed + open_faces), caps, rims,
-                   tuple(rim for rim, closed in zip(rims, sealed) if not closed), skipped)
+    caps = np.concatenate(caps) if caps else np.zeros((0, 3, 3))
+    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), np.concatenate(solids) if solids else None)
+    reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces])
+    kept = np.flatnonzero(~sealed)
+    return Surface(component, convex_volume, _joined(closed + open_faces), caps, tuple(rims),
+                   tuple(rims[k] for k in kept), tuple(int(reach[owner[k]]) for k in kept), skipped)
+
+
+def reaches(parts: list[np.ndarray]) -> np.ndarray:
+    """For each open part (its points), the group of open parts it may reach inside: those whose boxes overlap, and
+    on (a closed part is left only through its faces, and an open one only through its faces or its caps, so a
+    segment crossing no face passes from one open part's inside to another's only where they overlap).
+
+    >>> cube = lambda low, high: np.array([[low] * 3, [high] * 3])
+    >>> reaches([cube(0, 1), cube(5, 6), cube(1, 5)]).tolist()  # the third joins the first two
+    [0, 0, 0]
+    >>> reaches([cube(0, 1), cube(5, 6)]).tolist()
+    [0, 1]
+    """
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    low = np.array([points.min(axis=0) for points in parts]) - HULL_SLACK
+    high = np.array([points.max(axis=0) for points in parts]) + HULL_SLACK
+    meet = ((low[:, None] <= high[None]) & (low[None] <= high[:, None])).all(axis=2)
+    return scipy.sparse.csgraph.connected_components(scipy.sparse.csr_matrix(meet), directed=False)[1]
 
 
 def _joined(groups: list[np.ndarray]) -> np.ndarray:
@@ -280,7 +316,7 @@ def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
         pitch *= 2
     origin = low - 1.5 * pitch
     shape = tuple(int(n) for n in np.ceil((high + 1.5 * pitch - origin) / pitch).astype(int))
-    holes = through_holes(surface.open_rims, origin, pitch, shape)
+    holes = through_holes(surface.open_rims, surface.reach, origin, pitch, shape)
     inside = inside_voxels(triangles, origin, pitch, shape) & ~holes
     signed = np.einsum("ij,ij->i", triangles[:, 0], np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
     cells = grow_boxes(*_box_inputs(inside), MAX_BOXES, int(np.ceil(MIN_BOX_VOLUME / pitch**3)))
@@ -321,15 +357,18 @@ def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return table, voxels.deepest_first(depth), np.zeros(inside.shape, dtype=bool)
 
 
-def through_holes(rims: tuple[np.ndarray, ...], origin: np.ndarray, pitch: float,
+def through_holes(rims: tuple[np.ndarray, ...], reach: tuple[int, ...], origin: np.ndarray, pitch: float,
                   shape: tuple[int, int, int]) -> np.ndarray:
     """Voxels that may meet the convex hull of two holes' rims (or of one's): a segment that leaves the capped solid
     through caps on both sides of a point runs, between those caps, inside such a hull; a segment through any
     other point inside leaves it through the mesh itself on one side at least. Holes the mesh's own faces cover
-    (`seals`) are no way through and are not given."""
+    (`seals`) are no way through and are not given; two holes are taken together only when their open parts may
+    reach each other inside (the same `reach`: `reaches`)."""
     marked = np.zeros(shape, dtype=bool)
     for i in range(len(rims)):
         for j in range(i, len(rims)):
+            if reach[i] != reach[j]:
+                continue
             points = np.vstack([rims[i], rims[j]])
             hull = ConvexHull(points, qhull_options="QJ")
             planes = np.column_stack([hull.equations[:, :3], -hull.equations[:, 3] + HULL_SLACK])
