@@ -113,3 +113,13 @@ def test_holes_of_parts_apart_are_not_taken_together():
         assert clear.sum() > 500
         assert not crosses_box(origins[clear], directions[clear], lengths[clear], parts.boxes).any()
     assert blocked(crates, *lines_through_boxes(parts.boxes, 150, 20_000, rng)).all()
+
+
+def test_a_cap_of_a_part_turned_inside_out_does_not_seal_another():
+    """Open walls whose faces are turned in, around the top of an open storey and ending a rounding below it: their
+    top cap, seen by its triangles, faces down onto the storey's top cap facing up, but their solid lies below it,
+    not above. Facing is read with each part's orientation, so the storey's top stays a hole."""
+    sleeve = walls(40, 50 - ROUNDING, size=62)
+    sleeve.invert()
+    mesh = trimesh.util.concatenate([slab(0, 5, 70), walls(5, 50), sleeve])
+    assert any((rim[:, 2] == 50).all() for rim in mesh_surface(mesh).open_rims)

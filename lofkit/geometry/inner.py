@@ -157,7 +157,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     convex_volume, closed, open_faces, skipped, solids = 0.0, [], [], 0, []
     once = np.sort(np.unique(np.sort(mesh.faces, axis=1), axis=0, return_index=True)[1])
     single = trimesh.Trimesh(mesh.vertices, mesh.faces[once], process=False)
-    caps, rims, owner = [], [], []
+    caps, rims, owner, out = [], [], [], []
     for faces in trimesh.graph.connected_components(single.face_adjacency, nodes=np.arange(len(once))):
         faces = once[np.asarray(faces)]
         part = mesh.submesh([faces], append=True)
@@ -170,6 +170,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
                 caps.append(cap)
                 rims.extend(rim)
                 owner.extend([len(open_faces) - 1] * len(rim))
+                out.extend([1 if _signed_volume(np.concatenate([mesh.triangles[faces], cap])) >= 0 else -1] * len(rim))
             continue
         if not part.is_winding_consistent:
             skipped += len(faces)
@@ -184,7 +185,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
         else:
             closed.append(np.asarray(faces))
     caps = np.concatenate(caps) if caps else np.zeros((0, 3, 3))
-    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), np.concatenate(solids) if solids else None)
+    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), np.concatenate(solids) if solids else None, out)
     reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces])
     kept = np.flatnonzero(~sealed)
     return Surface(component, convex_volume, _joined(closed + open_faces), caps, tuple(rims),
@@ -208,6 +209,11 @@ def reaches(parts: list[np.ndarray]) -> np.ndarray:
     high = np.array([points.max(axis=0) for points in parts]) + HULL_SLACK
     meet = ((low[:, None] <= high[None]) & (low[None] <= high[:, None])).all(axis=2)
     return scipy.sparse.csgraph.connected_components(scipy.sparse.csr_matrix(meet), directed=False)[1]
+
+
+def _signed_volume(triangles: np.ndarray) -> float:
+    """The volume a closed surface (t, 3, 3) bounds, negative when its faces are turned in."""
+    return float(np.einsum("ij,ij->i", triangles[:, 0], np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6)
 
 
 def _joined(groups: list[np.ndarray]) -> np.ndarray:
@@ -318,7 +324,7 @@ def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     shape = tuple(int(n) for n in np.ceil((high + 1.5 * pitch - origin) / pitch).astype(int))
     holes = through_holes(surface.open_rims, surface.reach, origin, pitch, shape)
     inside = inside_voxels(triangles, origin, pitch, shape) & ~holes
-    signed = np.einsum("ij,ij->i", triangles[:, 0], np.cross(triangles[:, 1], triangles[:, 2])).sum() / 6
+    signed = _signed_volume(triangles)
     cells = grow_boxes(*_box_inputs(inside), MAX_BOXES, int(np.ceil(MIN_BOX_VOLUME / pitch**3)))
     covered = np.zeros(shape, dtype=bool)
     for lo0, lo1, lo2, hi0, hi1, hi2 in cells.tolist():

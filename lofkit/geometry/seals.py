@@ -27,11 +27,12 @@ exported in single precision puts the top of one storey's walls and the foot of 
 
 
 def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray, ...],
-                solids: np.ndarray | None = None) -> np.ndarray:
+                solids: np.ndarray | None = None, out: list[int] | None = None) -> np.ndarray:
     """Whether each hole is sealed: its cap lies on the mesh's faces `triangles` (t, 3, 3), on caps of other holes
     turned the other way and on faces of closed components of it (`solids` (s, 3, 3), faces turned out) that hold
     it. `caps` are the caps of every rim in `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes`
-    makes them; `rims` each hole's vertices.
+    makes them; `rims` each hole's vertices; `out` says of each whether its capped part's faces are turned out (1,
+    the default) or in (-1).
 
     Examples
     --------
@@ -48,7 +49,7 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
     """
     ends = np.cumsum([len(rim) for rim in rims])
     cap_of = [caps[end - len(rim) : end] for rim, end in zip(rims, ends)]
-    planes = [_plane(rim, cap) for rim, cap in zip(rims, cap_of)]
+    planes = [_plane(rim, cap, turned) for rim, cap, turned in zip(rims, cap_of, out or [1] * len(rims))]
     sealed = np.zeros(len(rims), dtype=bool)
     for k, plane in enumerate(planes):
         if plane is None:
@@ -98,17 +99,17 @@ def _cancel(mine: tuple[int, float, int], other: tuple[int, float, int], triangl
     return not (over & (points[:, axis] > low) & (points[:, axis] < high)).any()
 
 
-def _plane(rim: np.ndarray, cap: np.ndarray) -> tuple[int, float, int] | None:
+def _plane(rim: np.ndarray, cap: np.ndarray, out: int) -> tuple[int, float, int] | None:
     """(axis, level, facing) when every vertex of `rim` lies exactly at `level` on `axis` (x, y or z = level); facing
-    is the side every triangle of its `cap` faces along that axis (+1 or -1), 0 when they do not all face one way.
-    None for a rim in no such plane."""
+    is the side every triangle of its `cap` faces along that axis (+1 or -1; turned round when its part's faces are
+    turned in, `out` = -1), 0 when they do not all face one way. None for a rim in no such plane."""
     axes = [a for a in range(3) if (rim[:, a] == rim[0, a]).all()]
     if not axes:
         return None
     axis = axes[0]
     normal = np.cross(cap[:, 1] - cap[:, 0], cap[:, 2] - cap[:, 0])[:, axis]
     facing = 1 if (normal > 0).all() else -1 if (normal < 0).all() else 0
-    return axis, float(rim[0, axis]), facing
+    return axis, float(rim[0, axis]), facing * out
 
 
 def _covered(cover: np.ndarray, cap: np.ndarray, axis: int) -> bool:
