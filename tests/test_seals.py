@@ -123,3 +123,19 @@ def test_a_cap_of_a_part_turned_inside_out_does_not_seal_another():
     sleeve.invert()
     mesh = trimesh.util.concatenate([slab(0, 5, 70), walls(5, 50), sleeve])
     assert any((rim[:, 2] == 50).all() for rim in mesh_surface(mesh).open_rims)
+
+
+def test_a_pipe_against_a_wall_does_not_pair_its_hole_with_the_houses():
+    """An open drainpipe standing against a house with a window: their boxes only touch, and no hole of either lies
+    where they touch, so no segment crossing no face goes from the pipe's inside into the house's. The pipe's top
+    and the window are not taken together, and the house keeps the boxes it has alone."""
+    lower = walls(5, 50).subdivide().subdivide().subdivide()
+    centres = lower.triangles_center
+    window = (np.abs(centres[:, 0] + 30) < 1e-9) & (np.abs(centres[:, 1]) < 6) & (np.abs(centres[:, 2] - 27.5) < 6)
+    lower = trimesh.Trimesh(lower.vertices, lower.faces[~window], process=False)
+    alone = trimesh.util.concatenate([slab(0, 5, 70), lower, walls(50 - ROUNDING, 95), slab(95 - ROUNDING, 100, 70)])
+    with_pipe = trimesh.util.concatenate([alone, walls(5, 90, size=4).apply_translation([32, 0, 0])])
+    assert len(set(mesh_surface(with_pipe).reach)) == 2
+    parts = compute_mesh_parts(with_pipe)
+    assert parts.coverage > compute_mesh_parts(alone).coverage - 0.002
+    assert blocked(with_pipe, *lines_through_boxes(parts.boxes, 300, 20_000, np.random.default_rng(11))).all()

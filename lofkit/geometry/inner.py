@@ -31,7 +31,8 @@ may meet the hull of any two rims (or of one) are taken out before boxes are gro
 segment through a box that is left meets the mesh itself. A cap that lies on faces of the mesh (a wall's open top
 under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces. Each open part is
 capped on its own, and two holes are taken together only when their parts may reach each other inside (`reaches`:
-a segment crossing no face goes from one part's inside to another's only where they overlap). Open parts that
+a segment crossing no face goes from one part's inside to another's only where they overlap, or through holes of
+both in the plane where they touch). Open parts that
 caps cannot close consistently are skipped and counted.
 
 The proofs assume segments end outside the solid: lofkit warns about troopers whose volumes cut into solid scenery.
@@ -186,28 +187,40 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
             closed.append(np.asarray(faces))
     caps = np.concatenate(caps) if caps else np.zeros((0, 3, 3))
     sealed = sealed_rims(mesh.triangles, caps, tuple(rims), np.concatenate(solids) if solids else None, out)
-    reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces])
+    flat = [set() for _ in open_faces]
+    for rim, part in zip(rims, owner):
+        flat[part] |= {(a, float(rim[0, a])) for a in range(3) if (rim[:, a] == rim[0, a]).all()}
+    reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces], flat)
     kept = np.flatnonzero(~sealed)
     return Surface(component, convex_volume, _joined(closed + open_faces), caps, tuple(rims),
                    tuple(rims[k] for k in kept), tuple(int(reach[owner[k]]) for k in kept), skipped)
 
 
-def reaches(parts: list[np.ndarray]) -> np.ndarray:
+def reaches(parts: list[np.ndarray], flat: list[set[tuple[int, float]]] | None = None) -> np.ndarray:
     """For each open part (its points), the group of open parts it may reach inside: those whose boxes overlap, and
-    on (a closed part is left only through its faces, and an open one only through its faces or its caps, so a
-    segment crossing no face passes from one open part's inside to another's only where they overlap).
+    on. A closed part is left only through its faces, and an open one only through its faces or its caps, so a
+    segment crossing no face passes from one open part's inside to another's only where their insides overlap, or
+    through caps of both that lie in one plane: parts whose boxes only touch are joined only when each has a hole
+    whose rim lies flat in the plane where they touch (`flat`: each part's (axis, level) of such rims).
 
     >>> cube = lambda low, high: np.array([[low] * 3, [high] * 3])
-    >>> reaches([cube(0, 1), cube(5, 6), cube(1, 5)]).tolist()  # the third joins the first two
+    >>> reaches([cube(0, 1), cube(5, 6), cube(0.5, 5.5)]).tolist()  # the third joins the first two
     [0, 0, 0]
-    >>> reaches([cube(0, 1), cube(5, 6)]).tolist()
+    >>> reaches([cube(0, 1), cube(1, 2)]).tolist()  # touching at x, y and z = 1, with no hole there
     [0, 1]
+    >>> reaches([cube(0, 1), cube(1, 2)], [{(0, 1.0)}, {(0, 1.0)}]).tolist()  # holes on both sides of x = 1
+    [0, 0]
     """
     if not parts:
         return np.zeros(0, dtype=np.int64)
-    low = np.array([points.min(axis=0) for points in parts]) - HULL_SLACK
-    high = np.array([points.max(axis=0) for points in parts]) + HULL_SLACK
-    meet = ((low[:, None] <= high[None]) & (low[None] <= high[:, None])).all(axis=2)
+    flat = flat or [set() for _ in parts]
+    low = np.array([points.min(axis=0) for points in parts])
+    high = np.array([points.max(axis=0) for points in parts])
+    meet = ((low[:, None] < high[None]) & (low[None] < high[:, None])).all(axis=2)
+    touch = ((low[:, None] <= high[None]) & (low[None] <= high[:, None])).all(axis=2) & ~meet
+    for i, j in np.argwhere(np.triu(touch, 1)).tolist():
+        planes = {(a, float(high[k, a])) for a in range(3) for k, m in ((i, j), (j, i)) if high[k, a] == low[m, a]}
+        meet[i, j] = meet[j, i] = bool(planes & flat[i] & flat[j])
     return scipy.sparse.csgraph.connected_components(scipy.sparse.csr_matrix(meet), directed=False)[1]
 
 
