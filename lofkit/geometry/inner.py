@@ -32,8 +32,7 @@ segment through a box that is left meets the mesh itself. A cap that lies on fac
 under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces. Each open part is
 capped on its own, and two holes are taken together only when their parts may reach each other inside (`reaches`:
 a segment crossing no face goes from one part's inside to another's only where they overlap, or through holes of
-both in the plane where they touch). Open parts that
-caps cannot close consistently are skipped and counted.
+both in the plane where they touch). Open parts that caps cannot close consistently are skipped and counted.
 
 The proofs assume segments end outside the solid: lofkit warns about troopers whose volumes cut into solid scenery.
 """
