@@ -11,8 +11,8 @@ table-b (tests/scan_simulation.py, imported with `import-scan`, the true trooper
 400 pieces). Targets (printed, never asserted; issue's words): the first verdict within 3 s of the first tap, each
 next one within 1 s, taps taken while the matrix is computed.
 
-Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...] [--no-3d]` (`--no-3d`: the fold
-left closed).
+Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...] [--corpus] [--no-3d]` (`--corpus`:
+also the tables of benchmarks/corpus/, third-party kits; `--no-3d`: the fold left closed).
 """
 
 from __future__ import annotations
@@ -35,6 +35,9 @@ from lofkit.scene.loading import scene_data  # noqa: E402
 from tests.browser import CHROMIUM_ARGS, trooper_centre  # noqa: E402
 from tests.scan_simulation import Scanner, as_phone_file, compare, scan_scene, scene_of, true_troopers_on  # noqa: E402
 from tests.serving import serving  # noqa: E402
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from corpus_tables import CORPUS  # noqa: E402
 
 TABLE_B = REPO / "examples" / "tables" / "table-b.yaml"
 TABLE_C = REPO / "examples" / "tables" / "table-c.yaml"
@@ -118,12 +121,13 @@ def main() -> None:
     parser.add_argument("--no-3d", dest="view_3d", action="store_false", help="Leave the 3D view's fold closed.")
     parser.add_argument("--table", action="append", choices=["table-b", "table-c", "scan-of-table-b"],
                         help="Tables (default: all three).")
+    parser.add_argument("--corpus", action="store_true", help="Also every table of benchmarks/corpus/.")
     args = parser.parse_args()
     if args.pairs < 2:
         parser.error("--pairs: give at least 2 (the first pair, and one to time after it)")
-    names = args.table or ["table-b", "table-c", "scan-of-table-b"]
+    names = (args.table or ["table-b", "table-c", "scan-of-table-b"]) + [path.stem for path in CORPUS if args.corpus]
     with tempfile.TemporaryDirectory() as scratch:
-        paths = {"table-b": TABLE_B, "table-c": TABLE_C}
+        paths = {"table-b": TABLE_B, "table-c": TABLE_C, **{path.stem: path for path in CORPUS}}
         if "scan-of-table-b" in names:
             paths["scan-of-table-b"] = scan_of_table_b(Path(scratch))
         rows = []
