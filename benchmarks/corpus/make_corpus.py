@@ -28,7 +28,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "examples" / "tables"))
 
-from make_tables import INCH, SIZE, Piece, Table, _radius  # noqa: E402
+from make_tables import INCH, SIZE, Piece, Table, base_radius  # noqa: E402
 
 from lofkit import validate_file  # noqa: E402
 
@@ -96,7 +96,7 @@ def on_one_mesh(name: str, seed: int, path: Path) -> None:
     rng = random.Random(seed)
     for side in ("blue", "red"):
         for number, silhouette in enumerate(GROUND, start=1):
-            radius = _radius(silhouette)
+            radius = base_radius(silhouette)
             while True:
                 x, y = t.snap(rng.uniform(radius, SIZE - radius)), t.snap(rng.uniform(radius, SIZE / 2 - radius))
                 y = y if side == "blue" else SIZE - y

@@ -178,7 +178,7 @@ class Table:
         return all(disc.distance(b) >= 5 for b in self.bases) and all(disc.distance(f) >= 2 for f in self.footprints)
 
     def trooper(self, side: str, number: int, silhouette: int | None, x: float, y: float, **extra) -> dict:
-        radius = _radius(silhouette)
+        radius = base_radius(silhouette)
         self.bases.append(shapely.Point(x, y).buffer(radius, 32))
         entry = {"id": f"{side}-{number}", "side": side}
         entry.update({"silhouette": silhouette} if silhouette else {"marker": True})
@@ -196,7 +196,7 @@ class Table:
             shape, px, py, rotation, _ = self.tagged.get((post.tag, side)) or self.tagged[post.tag, "centre"]
             dx, dy = affinity.rotate(shapely.Point(post.offset), rotation, origin=(0, 0)).coords[0]
             x, y = self.snap(px + dx), self.snap(py + dy)
-            disc = shapely.Point(x, y).buffer(_radius(post.silhouette), 32)
+            disc = shapely.Point(x, y).buffer(base_radius(post.silhouette), 32)
             if not shape.buffer(-post.inset).contains(disc) or not all(disc.distance(b) >= 5 for b in self.bases):
                 raise RuntimeError(f"{side} S{post.silhouette} does not fit on {post.tag}")
             number += 1
@@ -204,7 +204,7 @@ class Table:
             self.trooper(side, number, post.silhouette, x, y, z=z)
             self.expected_z[f"{side}-{number}"] = post.expect
         for silhouette in [*ground, *[None] * markers]:
-            radius = _radius(silhouette)
+            radius = base_radius(silhouette)
             for _ in range(5000):
                 x = self.snap(self.rng.uniform(radius + 5, SIZE - radius - 5))
                 y = self.snap(self.rng.uniform(radius + 5, depth - radius - 1))
@@ -262,7 +262,7 @@ class Table:
               f"{sum(z > 0 for z in self.expected_z.values())} raised; valid, no warnings")
 
 
-def _radius(silhouette: int | None) -> float:
+def base_radius(silhouette: int | None) -> float:
     """Base radius in mm; `None` is a marker."""
     return volume_size(silhouette, None, None, marker=silhouette is None)[0] / 2
 

@@ -237,12 +237,13 @@ def _ring(surface, met, step, origin, cx, cy, radius):
     reach = int(math.ceil((radius + 7.0) / step))
     ci, cj = int((cx - origin[0]) / step), int((cy - origin[1]) / step)
     i0, j0 = max(ci - reach, 0), max(cj - reach, 0)
-    window = surface[i0: ci + reach + 1, j0: cj + reach + 1]
+    cells = np.s_[i0: ci + reach + 1, j0: cj + reach + 1]
+    window = surface[cells]
     x = origin[0] + (np.arange(i0, i0 + window.shape[0]) + 0.5) * step
     y = origin[1] + (np.arange(j0, j0 + window.shape[1]) + 0.5) * step
     gx, gy = np.meshgrid(x, y, indexing="ij")
     distance = np.hypot(gx - cx, gy - cy)
-    known = None if met is None else met[i0: ci + reach + 1, j0: cj + reach + 1]
+    known = None if met is None else met[cells]
 
     def between(low: float, high: float, with_xy: bool = False, met_only: bool = False) -> np.ndarray:
         inside = (distance >= low) & (distance < high) & (window > -1e2)

@@ -52,7 +52,7 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull
 
 from lofkit.geometry import cache, seals, voxels
-from lofkit.geometry.seals import sealed_rims
+from lofkit.geometry.seals import flat_planes, sealed_rims
 from lofkit.geometry.voxels import boxes_clear, first_voxels, grow_boxes, mark_near_hull, surface_voxels
 
 MAX_VOXELS = 30e6
@@ -188,7 +188,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     sealed = sealed_rims(mesh.triangles, caps, tuple(rims), np.concatenate(solids) if solids else None, out)
     flat = [set() for _ in open_faces]
     for rim, part in zip(rims, owner):
-        flat[part] |= {(a, float(rim[0, a])) for a in range(3) if (rim[:, a] == rim[0, a]).all()}
+        flat[part] |= flat_planes(rim)
     reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces], flat)
     kept = np.flatnonzero(~sealed)
     return Surface(component, convex_volume, _joined(closed + open_faces), caps, tuple(rims),

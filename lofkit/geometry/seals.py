@@ -50,17 +50,33 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
     ends = np.cumsum([len(rim) for rim in rims])
     cap_of = [caps[end - len(rim) : end] for rim, end in zip(rims, ends)]
     planes = [_plane(rim, cap, turned) for rim, cap, turned in zip(rims, cap_of, out or [1] * len(rims))]
+    in_plane = _faces_by_plane(triangles, {plane[:2] for plane in planes if plane is not None})
     sealed = np.zeros(len(rims), dtype=bool)
     for k, plane in enumerate(planes):
         if plane is None:
             continue
-        axis, level, facing = plane
         others = [cap_of[j] for j, other in enumerate(planes) if j != k and other is not None
                   and _cancel(plane, other, triangles, cap_of[k])]
-        cover = np.concatenate([triangles[(triangles[:, :, axis] == level).all(axis=1)], *others,
-                                _holding(plane, solids, triangles, cap_of[k])])
-        sealed[k] = _covered(cover, cap_of[k], axis)
+        cover = np.concatenate([in_plane[plane[:2]], *others, _holding(plane, solids, triangles, cap_of[k])])
+        sealed[k] = _covered(cover, cap_of[k], plane[0])
     return sealed
+
+
+def flat_planes(rim: np.ndarray) -> set[tuple[int, float]]:
+    """The planes x, y or z = level (as (axis, level)) in which every vertex of `rim` (k, 3) lies exactly."""
+    return {(a, float(rim[0, a])) for a in range(3) if (rim[:, a] == rim[0, a]).all()}
+
+
+def _faces_by_plane(triangles: np.ndarray, planes: set[tuple[int, float]]) -> dict[tuple[int, float], np.ndarray]:
+    """For each of `planes`, the triangles (t, 3, 3) with every vertex exactly in it: one pass over the faces."""
+    found = {}
+    for axis in {axis for axis, _ in planes}:
+        flat = np.flatnonzero((triangles[:, :, axis] == triangles[:, :1, axis]).all(axis=1))
+        levels = triangles[flat, 0, axis]
+        for a, level in planes:
+            if a == axis:
+                found[a, level] = triangles[flat[levels == level]]
+    return found
 
 
 def _holding(plane: tuple[int, float, int], solids: np.ndarray | None, triangles: np.ndarray,
@@ -103,13 +119,13 @@ def _plane(rim: np.ndarray, cap: np.ndarray, out: int) -> tuple[int, float, int]
     """(axis, level, facing) when every vertex of `rim` lies exactly at `level` on `axis` (x, y or z = level); facing
     is the side every triangle of its `cap` faces along that axis (+1 or -1; turned round when its part's faces are
     turned in, `out` = -1), 0 when they do not all face one way. None for a rim in no such plane."""
-    axes = [a for a in range(3) if (rim[:, a] == rim[0, a]).all()]
-    if not axes:
+    planes = sorted(flat_planes(rim))
+    if not planes:
         return None
-    axis = axes[0]
+    axis, level = planes[0]
     normal = np.cross(cap[:, 1] - cap[:, 0], cap[:, 2] - cap[:, 0])[:, axis]
     facing = 1 if (normal > 0).all() else -1 if (normal < 0).all() else 0
-    return axis, float(rim[0, axis]), facing * out
+    return axis, level, facing * out
 
 
 def _covered(cover: np.ndarray, cap: np.ndarray, axis: int) -> bool:
