@@ -52,7 +52,7 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull
 
 from lofkit.geometry import cache, seals, voxels
-from lofkit.geometry.seals import flat_planes, sealed_rims
+from lofkit.geometry.seals import flat_planes, sealed_rims, welded
 from lofkit.geometry.voxels import boxes_clear, first_voxels, grow_boxes, mark_near_hull, surface_voxels
 
 MAX_VOXELS = 30e6
@@ -127,7 +127,8 @@ def code_digest() -> str:
 
 def mesh_key(mesh: trimesh.Trimesh) -> str:
     """A digest of the mesh's vertices and faces, of the construction's settings and of its code (`code_digest`)."""
-    settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP)
+    settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP,
+                seals.WELD_STEPS)
     return cache.mesh_key("parts", mesh, f"{code_digest()} {settings!r}")
 
 
@@ -156,6 +157,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     component = np.full(len(mesh.faces), -1, dtype=np.int64)
     convex_volume, closed, open_faces, skipped, solids = 0.0, [], [], 0, []
     once = np.sort(np.unique(np.sort(mesh.faces, axis=1), axis=0, return_index=True)[1])
+    once = once[(np.diff(np.sort(mesh.faces[once], axis=1), axis=1) > 0).all(axis=1)]  # flat once welded: no face
     single = trimesh.Trimesh(mesh.vertices, mesh.faces[once], process=False)
     caps, rims, owner, out = [], [], [], []
     for faces in trimesh.graph.connected_components(single.face_adjacency, nodes=np.arange(len(once))):
@@ -322,7 +324,9 @@ def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape
 
 
 def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
-    """The proof parts of `mesh` (see the module's docstring)."""
+    """The proof parts of `mesh` (see the module's docstring), its vertices a rounding apart made one
+    (`seals.welded`)."""
+    mesh = welded(mesh)
     surface = mesh_surface(mesh)
     if len(surface.faces) == 0:
         return MeshParts(surface.component, surface.convex_volume, np.zeros((0, 6)), np.full((1, 1, 1), -1),

@@ -8,7 +8,10 @@ same point: it meets the mesh there, as it would a wall. And where two bodies me
 storey's walls open at the top standing on the next storey's, open at the bottom), the two holes have the same rim
 and their caps, turned opposite ways, cancel: the capped solid goes on through them (the winding number does not
 change across two caps over one place facing opposite ways), and a segment crossing them does not leave it there.
-Such rims need not be kept out of the boxes (`inner.through_holes`). The test is exact: the rim lies in a plane
+Such rims need not be kept out of the boxes (`inner.through_holes`). Vertices a few single-precision steps apart are
+one vertex (`welded`): an export in single precision may write the two ends of one seam a step apart, which leaves
+a crack no wider than that (Embree, which casts in single precision, hardly resolves it) and turns the rims at both
+ends of the seam into one that lies in no plane. The test is exact: the rim lies in a plane
 x, y or z = c (every vertex exactly there) and so does every vertex of the faces that cover its cap, which shapely
 checks in that plane; caps that cancel may lie a rounding apart (`OVERLAP`), each inside the other's solid, with
 no vertex of the mesh between them.
@@ -17,13 +20,42 @@ no vertex of the mesh between them.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse
+import scipy.sparse.csgraph
 import shapely
+import trimesh
+from scipy.spatial import cKDTree
 
 UNCOVERED = 1e-9
 """Share of a cap's area that may be left uncovered by rounding in shapely's overlay (never a real gap)."""
 OVERLAP = 1e-3
 """mm two caps turned opposite ways may lie apart and still cancel, when each lies inside the other's solid (a kit
 exported in single precision puts the top of one storey's walls and the foot of the next a rounding apart)."""
+
+
+WELD_STEPS = 4
+"""Vertices at most this many single-precision steps apart (at the mesh's largest coordinate) are one (`welded`)."""
+
+
+def welded(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
+    """`mesh` with each cluster of vertices at most `WELD_STEPS` single-precision steps apart made one (its first), the
+    faces kept in their order (a face two of whose vertices become one keeps its place, flat).
+
+    >>> seam = trimesh.Trimesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1 + 1e-7, 0, 0], [1, 1, 0]], [[0, 1, 2], [3, 4, 2]])
+    >>> welded(seam).faces.tolist()
+    [[0, 1, 2], [1, 4, 2]]
+    """
+    vertices = np.asarray(mesh.vertices)
+    reach = WELD_STEPS * float(np.finfo(np.float32).eps) * max(1.0, float(np.abs(vertices).max(initial=0.0)))
+    pairs = cKDTree(vertices).query_pairs(reach, output_type="ndarray")
+    if len(pairs) == 0:
+        return mesh
+    n = len(vertices)
+    links = scipy.sparse.csr_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    count, label = scipy.sparse.csgraph.connected_components(links, directed=False)
+    first = np.full(count, n)
+    np.minimum.at(first, label, np.arange(n))
+    return trimesh.Trimesh(vertices, first[label][mesh.faces], process=False)
 
 
 def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray, ...],
