@@ -15,8 +15,8 @@ import numpy as np
 
 from lofkit.sight.corridor import corridor_troopers
 from lofkit.sight.eye_batch import EyeBatch, Views, placed_templates
+from lofkit.sight.fine_pass_kernels import lattice_segments
 from lofkit.sight.kernel_args import kernel_array
-from lofkit.sight.kernels import lattice_segments
 from lofkit.sight.lattice import template_points
 from lofkit.sight.learning import LearnedParts
 from lofkit.sight.segments import Segments, blocked, blocked_first_parts

@@ -1,11 +1,17 @@
 """The fine pass's bookkeeping (`fine_pass`), compiled: which blocks of a template's lattice hold no blocked point,
 and which points lie in candidate blocks. The fine pass of the search asks the first question again after every
-block it casts, so `clear_blocks_near` answers it for the blocks around the one cast only."""
+block it casts, so `clear_blocks_near` answers it for the blocks around the one cast only. `lattice_segments` writes
+the segments the passes cast, each lattice point once."""
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
+
+from lofkit.sight.kernel_args import Templates
+from lofkit.sight.kernels import NONZERO
 
 
 @numba.njit(cache=True, nogil=True)
@@ -140,3 +146,49 @@ def pick_blocks(candidates, cursor, order, pair, has_witness, most, taken, picke
     for k in range(found):
         taken[pair[picked[k]]] = 0
     return found
+
+
+@numba.njit(cache=True, nogil=True)
+def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, lines, wanted, settled, trim, origins,
+                      directions, lengths, flat, nonzero) -> int:
+    """For each k, the segments from eye k (`eyes` (n, 3)) to the lattice points cols[k] x lines[k] ((n, c) and
+    (n, r)) of its template (placed by centres[k], z[k], axis[k]) that `wanted[k]` (n, c, r) marks and row which[k]
+    has not `settled` (rows, C, L), which they are marked: written trimmed by `trim`, as `segments.Segments`
+    makes them, with each one's point as a flat index into `settled`. Returns how many."""
+    size = settled.shape[1] * settled.shape[2]
+    point = np.empty(3)
+    written = 0
+    for k in range(which.shape[0]):
+        for i in range(cols.shape[1]):
+            for j in range(lines.shape[1]):
+                col, line = cols[k, i], lines[k, j]
+                if not wanted[k, i, j] or settled[which[k], col, line]:
+                    continue
+                settled[which[k], col, line] = True
+                across = -half_width + col * pitch[0]  # as `lattice.template_points` places the point
+                point[0] = centres[k, 0] + across * axis[k, 0] - eyes[k, 0]
+                point[1] = centres[k, 1] + across * axis[k, 1] - eyes[k, 1]
+                point[2] = z[k] + max(line * pitch[1], trim) - eyes[k, 2]
+                length = math.sqrt(point[0] * point[0] + point[1] * point[1] + point[2] * point[2])
+                for d in range(3):
+                    directions[written, d] = point[d] / max(length, nonzero)
+                    origins[written, d] = eyes[k, d] + directions[written, d] * trim
+                lengths[written] = max(length - 2 * trim, 0.0)
+                flat[written] = which[k] * size + col * settled.shape[2] + line
+                written += 1
+    return written
+
+
+def lattice_segments(eyes: np.ndarray, templates: Templates, which: np.ndarray, cols: np.ndarray, lines: np.ndarray,
+                     wanted: np.ndarray, settled: np.ndarray, trim: float,
+                     out: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, np.ndarray]:
+    """The segments from eyes (n, 3) to the lattice points cols x lines ((n, c), (n, r)) of their templates that
+    `wanted` (n, c, r) marks and rows `which` have not `settled` yet, which they now are (see `_lattice_segments`):
+    written to `out` (origins, directions, lengths). Returns how many, and each one's point as a flat index into
+    `settled`."""
+    flat = np.empty(len(out[2]), dtype=np.int64)
+    count = _lattice_segments(eyes=eyes, centres=templates.centres, z=templates.z, axis=templates.axis,
+                              half_width=templates.half_width, pitch=templates.pitch, which=which, cols=cols,
+                              lines=lines, wanted=wanted, settled=settled, trim=trim, origins=out[0],
+                              directions=out[1], lengths=out[2], flat=flat, nonzero=NONZERO)
+    return count, flat[:count]

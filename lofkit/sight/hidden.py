@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from lofkit.sight.kernels import all_cross, first_crossing, hidden_tiles
+from lofkit.sight.lattice import COARSE_STRIDES, Lattice
 from lofkit.sight.segments import Segments, cylinder_entry
 from lofkit.sight.tolerances import END_TRIM
 
@@ -166,17 +167,40 @@ def blocker_crossing_every_segment(world, starts: np.ndarray, ends: np.ndarray, 
     return world.pieces[world.convex_parts.piece[part]].id if part >= 0 else None
 
 
+def sampled_points(volumes, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lattice points of each target's template that the coarse pass samples, every `COARSE_STRIDES[0]`-th column
+    and line (every block holds one of each, `lattice.strided_indices`): their places across as fractions of the
+    half-width (n, i), their heights above the base (n, j), and how many of each there are (n, 2); rows with fewer
+    repeat their last."""
+    sizes = np.stack([2 * volumes.radius[targets], volumes.height[targets]], axis=1)
+    kinds, kind = np.unique(sizes, axis=0, return_inverse=True)
+    places = []
+    for width, height in kinds.tolist():
+        lattice = Lattice(width, height)
+        cols, lines = lattice.strided(COARSE_STRIDES[0])
+        places.append((cols * lattice.pitch[0] / (width / 2) - 1, np.maximum(lines * lattice.pitch[1], END_TRIM)))
+    sampled = np.array([[len(u), len(h)] for u, h in places], dtype=np.int64).reshape(-1, 2)
+    across, heights = (np.array([np.pad(p[k], (0, sampled[:, k].max() - len(p[k])), mode="edge") for p in places])
+                       for k in (0, 1))
+    kind = kind.reshape(-1)
+    return across[kind], heights[kind], sampled[kind]
+
+
 def hidden_eye_tiles(world, grouped: np.ndarray, counts: np.ndarray, same: np.ndarray, shooters: np.ndarray,
                      targets: np.ndarray, towards: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """For shooters `same` (indices into `shooters`, `targets`, `towards`, `candidates`) of one size, which tiles
-    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) a candidate hides: (len(same), tiles)."""
+    of their eye pattern (`grouped`, `counts`: see `lattice.dense_tiles`) see no point the coarse pass samples on their
+    target's template, by one candidate part or by several together (`kernels.hidden_tiles`): (len(same), tiles).
+    Every block of the lattice holds such a point, so no eye of those tiles sees a block."""
     v = world.troopers
     parts = world.convex_parts
     shooter, target = shooters[same], targets[same]
+    across, heights, sampled = sampled_points(v, target)
     hidden = np.zeros((len(same), len(counts)), dtype=bool)
     hidden_tiles(local=grouped, counts=counts, centres=v.centre[shooter], z=v.z[shooter],
                  towards=np.ascontiguousarray(towards[same]), target_centres=v.centre[target],
-                 lows=v.z[target] + END_TRIM, highs=v.top[target], half_widths=v.radius[target],
-                 candidates=np.ascontiguousarray(candidates[same]), normals=parts.normals, offsets=parts.offsets,
-                 faces=parts.faces, trim=END_TRIM, out=hidden)
+                 target_z=v.z[target], highs=v.top[target], half_widths=v.radius[target], across=across,
+                 heights=heights, sampled=sampled, candidates=np.ascontiguousarray(candidates[same]),
+                 normals=parts.normals, offsets=parts.offsets, faces=parts.faces, bounds=parts.bounds, trim=END_TRIM,
+                 out=hidden)
     return hidden

@@ -3,8 +3,9 @@
 Proofs of "hidden" (`hidden.parts_hiding_pairs`, `screen.prove_hidden_before_casting`) test millions of (row, candidate
 part) pairs, most of them failing on their first segment; a compiled loop stops there, where whole-array numpy would
 finish every segment. `screen_eyes` runs the first stage of the sight search for many eyes at once (the proofs for an
-eye's template and its patches, and which of its coarse lattice segments its candidate parts already block). The
-lattice's own bookkeeping (which blocks are clear) is compiled in `fine_pass_kernels`."""
+eye's template and its patches, and which of its coarse lattice segments its candidate parts already block);
+`hidden_tiles` proves tiles of eyes hidden, by one part or by several together (`_fused_cover`). The lattice's own
+bookkeeping (which blocks are clear, the segments to cast) is compiled in `fine_pass_kernels`."""
 
 from __future__ import annotations
 
@@ -12,8 +13,6 @@ import math
 
 import numba
 import numpy as np
-
-from lofkit.sight.kernel_args import Templates
 
 # Tolerances of the compiled loops live here: numba compiles a global in as a constant, and its cache checks only
 # this file for changes. `tolerances` lists them with the others, and the numpy modules take them from there.
@@ -32,11 +31,6 @@ BOX_PAD = 1e-5
 part may reach up to ~1e-6 mm past the box of the corners it was made from."""
 SHADOW_ANYWHERE, SHADOW_INSIDE, SHADOW_NOWHERE = 0.0, 1.0, 2.0
 """Kinds of a part's shadow (`_shadows`): it may hide any point of the template, only those inside a rectangle, none."""
-TILE_PIECES = (4, 2)
-"""Pieces (across, up) a tile's templates are split into when no single part hides them all (`hidden_tiles`), each
-then hidden by a part of its own, as where the seam between two inner boxes of a wall crosses the view."""
-
-
 @numba.njit(cache=True, nogil=True)
 def _keeps_outside(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int, margin: float) -> bool:
     """Whether one plane of the part keeps every point farther than `margin` outside it."""
@@ -133,12 +127,15 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
-def _covering_candidate(tile, hull, candidates, normals, offsets, faces, trim) -> int:
-    """The first of `candidates` (k,) (-1 for none) crossed by every segment from a point of `tile` to a point of
-    `hull`, with one plane of it keeping `hull`, and one `tile`, farther than `trim` outside it; -1 if none."""
-    for k in range(candidates.shape[0]):
+def _covering_candidate(tile, hull, candidates, shadow, first, span, normals, offsets, faces, trim) -> int:
+    """The first of `candidates[first:]` (-1 for none) crossed by every segment from a point of `tile` to a point of
+    `hull`, with one plane of it keeping `hull`, and one `tile`, farther than `trim` outside it; -1 if none. A
+    candidate whose `shadow` (`_shadows`, from one eye of the tile) does not hold the rectangle `span` (least and
+    most across, least and most height) of the templates `hull` holds is passed over: it cannot hide that eye's."""
+    for k in range(first, candidates.shape[0]):
         p = candidates[k]
-        if (p >= 0 and _covers(tile, hull, normals[p], offsets[p], faces[p])  # most fail on a first segment
+        if (p >= 0 and not _outside(shadow, k, span[0], span[1], span[2], span[3])
+                and _covers(tile, hull, normals[p], offsets[p], faces[p])  # most fail on a first segment
                 and _keeps_outside(hull, normals[p], offsets[p], faces[p], trim)
                 and _keeps_outside(tile, normals[p], offsets[p], faces[p], trim)):
             return k
@@ -146,48 +143,85 @@ def _covering_candidate(tile, hull, candidates, normals, offsets, faces, trim) -
 
 
 @numba.njit(cache=True, nogil=True)
-def _pieces_covered(tile, hull, centre, low, high, candidates, normals, offsets, faces, trim, piece, start) -> int:
-    """-1 when each of the `TILE_PIECES` pieces of the templates held by `hull` (as `templates_hull` fills it) is
-    hidden from `tile` by one of `candidates` (each by its own), else the first piece found that is not (from piece
-    `start` on). Piece q = i up + j holds the templates from (2 i / across - 1) to (2 (i + 1) / across - 1) of their
-    signed half-width (as `hull`'s side +1 points lie), at heights j / up to (j + 1) / up of low..high: `hull`'s
-    points scaled about `centre` hold the arcs that a fraction of the half-width sweeps."""
-    across, up = TILE_PIECES
+def _piece(hull, centre, low_u, high_u, low_h, high_h, piece) -> None:
+    """Fill `piece` (12, 3) with points whose convex hull holds the points of the templates held by `hull` (as
+    `templates_hull` fills it) from `low_u` to `high_u` of their signed half-width across (as `hull`'s side +1 points
+    lie) and from height `low_h` to `high_h`: `hull`'s points scaled about `centre` hold the arcs that a point at a
+    fraction of the half-width sweeps, and the hull of two such arcs holds those between them."""
+    m = 0
+    for a in range(3):
+        for u in (low_u, high_u):
+            for level in (low_h, high_h):
+                piece[m, 0] = centre[0] + u * (hull[4 * a + 2, 0] - centre[0])
+                piece[m, 1] = centre[1] + u * (hull[4 * a + 2, 1] - centre[1])
+                piece[m, 2] = level
+                m += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _fused_cover(tile, hull, centre, half_width, z, across, heights, candidates, shadow, normals, offsets, faces,
+                 trim, piece, span, stack, start) -> int:
+    """Occluder fusion on the sampled lattice points of a tile's templates: -1 when each point (i, j) (a fraction
+    `across[i]` of the half-width across, height `heights[j]` above `z`; `hull` as `templates_hull` fills it) lies in
+    a piece of the templates that one of `candidates` hides from every eye of `tile` (each piece by a part of its own;
+    `shadow` and `span` as `_covering_candidate` takes them), else the flat index i * len(heights) + j of a point none
+    hides. Pieces are rectangles of those points, halved across or up
+    until a part hides each, down to single points (Durand et al. 2000, "Conservative visibility preprocessing using
+    extended projections": a cell of the projection plane counts as hidden when one occluder's umbra holds all of it,
+    and the umbrae of all occluders unite). Point `start` is tried first: the one the last tile's proof failed on,
+    where most tiles that fail, fail at once."""
+    lines = heights.shape[0]
+    depth = _push(stack, 0, 0, across.shape[0] - 1, 0, lines - 1)
+    if start >= 0:
+        depth = _push(stack, depth, start // lines, start // lines, start % lines, start % lines)
     last = 0
-    for tried in range(across * up):
-        q = (start + tried) % (across * up)
-        bottom, top = low + (high - low) * (q % up) / up, low + (high - low) * (q % up + 1) / up
-        m = 0
-        for a in range(3):
-            for u in (-1.0 + 2.0 * (q // up) / across, -1.0 + 2.0 * (q // up + 1) / across):
-                for level in (bottom, top):
-                    piece[m, 0] = centre[0] + u * (hull[4 * a + 2, 0] - centre[0])
-                    piece[m, 1] = centre[1] + u * (hull[4 * a + 2, 1] - centre[1])
-                    piece[m, 2] = level
-                    m += 1
-        if _covering_candidate(tile, piece, candidates[last : last + 1], normals, offsets, faces, trim) < 0:
-            found = _covering_candidate(tile, piece, candidates, normals, offsets, faces, trim)
-            if found < 0:
-                return q
+    while depth > 0:
+        depth -= 1
+        i0, i1, j0, j1 = stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3]
+        _piece(hull, centre, across[i0], across[i1], z + heights[j0], z + heights[j1], piece)
+        span[0], span[1], span[2], span[3] = across[i0] * half_width, across[i1] * half_width, heights[j0], heights[j1]
+        if _covering_candidate(tile, piece, candidates[: last + 1], shadow, last, span, normals, offsets, faces,
+                               trim) >= 0:
+            continue
+        found = _covering_candidate(tile, piece, candidates, shadow, 0, span, normals, offsets, faces, trim)
+        if found >= 0:
             last = found
+        elif i0 == i1 and j0 == j1:
+            return i0 * lines + j0
+        elif i1 - i0 >= j1 - j0:
+            depth = _push(stack, _push(stack, depth, (i0 + i1) // 2 + 1, i1, j0, j1), i0, (i0 + i1) // 2, j0, j1)
+        else:
+            depth = _push(stack, _push(stack, depth, i0, i1, (j0 + j1) // 2 + 1, j1), i0, i1, j0, (j0 + j1) // 2)
     return -1
 
 
 @numba.njit(cache=True, nogil=True)
-def hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs, half_widths, candidates, normals,
-                 offsets, faces, trim, out) -> None:
+def _push(stack, depth, i0, i1, j0, j1) -> int:
+    """Put the rectangle of points i0..i1 across, j0..j1 up on `stack` at `depth`; returns the new depth."""
+    stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = i0, i1, j0, j1
+    return depth + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def hidden_tiles(local, counts, centres, z, towards, target_centres, target_z, highs, half_widths, across, heights,
+                 sampled, candidates, normals, offsets, faces, bounds, trim, out) -> None:
     """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's frame as
-    `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) are hidden from
-    every template of target r they look at (`templates_hull`, placed by `target_centres`, `lows`, `highs`,
-    `half_widths`) by one of r's `candidates` (n, k), or each piece of those templates by one of them
-    (`_pieces_covered`): the lemma of `hidden.parts_crossing_every_segment`, with one plane of the part keeping the
-    eyes, and one the hull (or piece), farther than `trim` outside it (the segments' end trim). The part that hid r's
-    last tile is tried first (on table-c's heatmap it hides over half of the tiles), and the piece that r's last tile
-    could not hide (so that most tiles that fail, fail at once)."""
+    `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) see no sampled
+    lattice point of any template of target r they look at (`templates_hull`, placed by `target_centres`, `target_z`,
+    up to `highs`, `half_widths`): one of r's `candidates` (n, k) hides the whole of them, or the parts together hide
+    every sampled point (`_fused_cover`; r's first sampled[r] = (i, j) of `across` (n, i) and `heights` (n, j)). The
+    lemma of `hidden.parts_crossing_every_segment`, with one plane of each part keeping the eyes, and one the
+    templates' piece, farther than `trim` outside it (the segments' end trim). A part is tried only where its shadow
+    from the tile's first eye falls (`_shadows`, from the parts' boxes `bounds`); the part that hid r's last tile first
+    (on table-c's heatmap it hides over half of the tiles), and the point that r's last tile could not hide."""
     eyes = np.empty((local.shape[1], 3))
     hull, piece = np.empty((12, 3)), np.empty((12, 3))
+    axis, whole, span = np.empty(2), np.empty(4), np.empty(4)
+    shadow = np.empty((candidates.shape[1], 5))
+    stack = np.empty((64, 4), dtype=np.int64)
     for r in range(out.shape[0]):
-        best, hard = 0, 0  # the candidate that hid r's last tile, the piece that its last tile could not
+        best, hard = 0, -1  # the candidate that hid r's last tile, the point its last tile could not
+        whole[0], whole[1], whole[2], whole[3] = -half_widths[r], half_widths[r], trim, highs[r] - target_z[r]
         for t in range(local.shape[0]):
             out[r, t] = False
             tile = eyes[: counts[t]]
@@ -195,15 +229,20 @@ def hidden_tiles(local, counts, centres, z, towards, target_centres, lows, highs
                 tile[i, 0] = centres[r, 0] + local[t, i, 0] * towards[r, 0] - local[t, i, 1] * towards[r, 1]
                 tile[i, 1] = centres[r, 1] + local[t, i, 0] * towards[r, 1] + local[t, i, 1] * towards[r, 0]
                 tile[i, 2] = z[r] + max(local[t, i, 2], trim)
-            if not templates_hull(tile, target_centres[r], lows[r], highs[r], half_widths[r], hull):
+            if not templates_hull(tile, target_centres[r], target_z[r] + trim, highs[r], half_widths[r], hull):
                 continue
-            if _covering_candidate(tile, hull, candidates[r, best : best + 1], normals, offsets, faces, trim) < 0:
-                found = _covering_candidate(tile, hull, candidates[r], normals, offsets, faces, trim)
+            gap = math.hypot(tile[0, 0] - target_centres[r, 0], tile[0, 1] - target_centres[r, 1])
+            axis[0], axis[1] = (target_centres[r, 1] - tile[0, 1]) / gap, (tile[0, 0] - target_centres[r, 0]) / gap
+            _shadows(tile[:1], candidates[r], bounds, target_centres[r], target_z[r], axis, shadow)
+            if _covering_candidate(tile, hull, candidates[r, : best + 1], shadow, best, whole, normals, offsets, faces,
+                                   trim) < 0:
+                found = _covering_candidate(tile, hull, candidates[r], shadow, 0, whole, normals, offsets, faces, trim)
                 if found >= 0:
                     best = found
                 else:
-                    failed = _pieces_covered(tile, hull, target_centres[r], lows[r], highs[r], candidates[r], normals,
-                                             offsets, faces, trim, piece, hard)
+                    failed = _fused_cover(tile, hull, target_centres[r], half_widths[r], target_z[r],
+                                          across[r, : sampled[r, 0]], heights[r, : sampled[r, 1]], candidates[r],
+                                          shadow, normals, offsets, faces, trim, piece, span, stack, hard)
                     if failed >= 0:
                         hard = failed
                         continue
@@ -217,36 +256,6 @@ def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) ->
     out[0] = centre[0] + across * axis[0]
     out[1] = centre[1] + across * axis[1]
     out[2] = z + max(line * pitch[1], floor)
-
-
-@numba.njit(cache=True, nogil=True)
-def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, lines, wanted, settled, trim, origins,
-                      directions, lengths, flat) -> int:
-    """For each k, the segments from eye k (`eyes` (n, 3)) to the lattice points cols[k] x lines[k] ((n, c) and
-    (n, r)) of its template (placed by centres[k], z[k], axis[k]) that `wanted[k]` (n, c, r) marks and row which[k]
-    has not `settled` (rows, C, L), which they are marked: written trimmed by `trim`, as `segments.Segments`
-    makes them, with each one's point as a flat index into `settled`. Returns how many."""
-    size = settled.shape[1] * settled.shape[2]
-    point = np.empty(3)
-    written = 0
-    for k in range(which.shape[0]):
-        for i in range(cols.shape[1]):
-            for j in range(lines.shape[1]):
-                col, line = cols[k, i], lines[k, j]
-                if not wanted[k, i, j] or settled[which[k], col, line]:
-                    continue
-                settled[which[k], col, line] = True
-                _lattice_point(centres[k], z[k], axis[k], half_width, pitch, col, line, trim, point)
-                for d in range(3):
-                    point[d] -= eyes[k, d]
-                length = math.sqrt(point[0] * point[0] + point[1] * point[1] + point[2] * point[2])
-                for d in range(3):
-                    directions[written, d] = point[d] / max(length, NONZERO)
-                    origins[written, d] = eyes[k, d] + directions[written, d] * trim
-                lengths[written] = max(length - 2 * trim, 0.0)
-                flat[written] = which[k] * size + col * settled.shape[2] + line
-                written += 1
-    return written
 
 
 @numba.njit(cache=True, nogil=True)
@@ -433,18 +442,3 @@ def screen_eyes(eyes, centres, z, axis, half_width, pitch, cells, across, up, co
                     lengths[written] = max(length - 2 * trim, 0.0)
                     written += 1
     return written
-
-
-def lattice_segments(eyes: np.ndarray, templates: Templates, which: np.ndarray, cols: np.ndarray, lines: np.ndarray,
-                     wanted: np.ndarray, settled: np.ndarray, trim: float,
-                     out: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, np.ndarray]:
-    """The segments from eyes (n, 3) to the lattice points cols x lines ((n, c), (n, r)) of their templates that
-    `wanted` (n, c, r) marks and rows `which` have not `settled` yet, which they now are (see `_lattice_segments`):
-    written to `out` (origins, directions, lengths). Returns how many, and each one's point as a flat index into
-    `settled`."""
-    flat = np.empty(len(out[2]), dtype=np.int64)
-    count = _lattice_segments(eyes=eyes, centres=templates.centres, z=templates.z, axis=templates.axis,
-                              half_width=templates.half_width, pitch=templates.pitch, which=which, cols=cols,
-                              lines=lines, wanted=wanted, settled=settled, trim=trim, origins=out[0],
-                              directions=out[1], lengths=out[2], flat=flat)
-    return count, flat[:count]
