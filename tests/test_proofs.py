@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull, Delaunay, cKDTree
 
-from lofkit import World, load_scene
+from lofkit import World, check, load_scene
 from lofkit.ray.embree import EmbreeRays
 from lofkit.ray.moller_trumbore import NumpyRays
 from lofkit.scene.silhouettes import SILHOUETTES
@@ -251,6 +251,26 @@ def test_staggered_posts_hide_tiles_of_eyes_only_together(slit):
     eyes, hidden = _eyes_of_hidden_tiles(world, 0, 1)
     assert hidden.all() != slit
     assert _no_block_seen(world, 0, 1, eyes[::4]) != slit
+
+
+def _wall(name: str, start: float, end: float, y: float) -> dict:
+    return {"id": name, "wall": {"from": [start, y], "to": [end, y], "thickness": 10, "height": 60}}
+
+
+@pytest.mark.parametrize(("terrain", "decided"), [
+    ([], "witness"),
+    ([_wall("wall", 100, 500, 300)], "one_blocker"),
+    ([_wall("near", 100, 310, 250), _wall("far", 290, 500, 350)], "blocker_per_half"),
+    (_staggered_posts(False), "search"),
+])
+def test_check_says_what_settled_sight(terrain, decided):
+    """`check --json`'s `sight_decided_by`, on scenes whose answer is known by hand: an open table (a witness); one
+    wall across the line (one blocker); a wall ending just past the line between the troopers with another beyond it
+    starting just before it (one for each half of each volume, as the rule's convexity argument goes: every segment
+    joins a half of each); the staggered posts, which only tiles of eyes proved hidden by posts together settle."""
+    world = build_world([trooper("a", 300, 100, silhouette=1), trooper("b", 300, 500, silhouette=1)], terrain)
+    verdict = check(world, "a", "b").to_dict()
+    assert (verdict["sight"], verdict["sight_decided_by"]) == (decided == "witness", decided)
 
 
 @pytest.mark.slow

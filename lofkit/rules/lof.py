@@ -74,6 +74,7 @@ def _verdict(world, a: int, b: int, seen: Sight, touching: dict[int, list[int]])
         base_contact=contact,
         witness=seen.witness,
         blockers=seen.blockers if not seen.seen else (),
+        sight_decided_by=seen.decided_by,
         cover=cover is not None,
         cover_from=cover,
         visibility_mod=mod,

@@ -304,6 +304,12 @@ class LofVerdict:
     blockers : tuple of (str, int)
         Without sight: the blockers that stopped the most sampled segments, with their counts, or the one convex
         blocker that cuts every segment, with count 0; empty with sight (and with ``evidence=False``).
+    sight_decided_by : str
+        What settled `sight`: ``"witness"`` (an eye of one sees a square of the other), ``"one_blocker"`` (one
+        convex blocker crosses every segment between the two volumes), ``"blocker_per_half"`` (one for each half of
+        one volume and each half of the other), or ``"search"`` (no eye of either sees a square of the other's
+        template: tiles of eyes proved hidden by one convex part of the terrain or several together, the other eyes
+        searched).
     cover : bool
         Partial Cover: the target's base touches solid scenery that hides part of its template from the shooter.
     cover_from : str or None
@@ -334,6 +340,7 @@ class LofVerdict:
     base_contact: bool
     witness: Witness | None
     blockers: tuple[tuple[str, int], ...]
+    sight_decided_by: str = "search"
     cover: bool = False
     cover_from: str | None = None
     visibility_mod: int = 0
@@ -355,6 +362,7 @@ class LofVerdict:
             "base_contact": self.base_contact,
             "witness": self.witness.to_dict() if self.witness is not None else None,
             "blockers": [{"id": name, "segments": count} for name, count in self.blockers],
+            "sight_decided_by": self.sight_decided_by,
             "cover": self.cover,
             "cover_from": self.cover_from,
             "visibility_mod": self.visibility_mod,

@@ -24,6 +24,11 @@ EVIDENCE_STRIDE = 3
 Cover: "every third lattice point"); the search's own strides are `lattice.COARSE_STRIDES`."""
 
 
+DECIDED_BY = ("witness", "one_blocker", "blocker_per_half", "search")
+"""What can settle a sight verdict (`Sight.decided_by`; `rules.results.LofVerdict.sight_decided_by` says what each
+means)."""
+
+
 def _xyz(point) -> list[float]:
     return [round(float(c), 4) for c in point]
 
@@ -60,6 +65,8 @@ class Sight:
     """Id of one convex blocker that every segment between the two volumes crosses (a proof of "hidden")."""
     blockers: tuple[tuple[str, int], ...] = ()
     """For a NO: the blockers that stopped the most sampled segments, with their counts."""
+    decided_by: str = "search"
+    """What settled it (one of `DECIDED_BY`)."""
 
 
 def witness_at(world, views: Views, row: int, col: int, line: int) -> Witness:
@@ -78,17 +85,19 @@ def witness_at(world, views: Views, row: int, col: int, line: int) -> Witness:
 
 
 def sight_results(world, found: dict[int, Witness], pairs: np.ndarray, proofs: dict[int, str],
-             evidence: bool = True) -> dict:
+                  evidence: bool = True, decided: dict[int, str] | None = None) -> dict:
     """{(a, b): Sight} for unordered `pairs` (n, 2): seen with pair k's witness `found[k]`, else hidden with its
-    proof `proofs[k]`, else hidden with its main blockers (unless not `evidence`)."""
-    results = {}
+    proof `proofs[k]`, else hidden with its main blockers (unless not `evidence`), settled as `decided[k]` says
+    (`DECIDED_BY`; "search" where it says nothing)."""
+    results, decided = {}, decided or {}
     for k, (a, b) in enumerate(pairs.tolist()):
         if k in found:
-            results[a, b] = Sight(a, b, True, witness=found[k])
+            results[a, b] = Sight(a, b, True, witness=found[k], decided_by="witness")
         elif proofs.get(k):
-            results[a, b] = Sight(a, b, False, proof=proofs[k], blockers=((proofs[k], 0),))
+            results[a, b] = Sight(a, b, False, proof=proofs[k], blockers=((proofs[k], 0),), decided_by="one_blocker")
         else:
-            results[a, b] = Sight(a, b, False, blockers=main_blockers(world, a, b) if evidence else ())
+            results[a, b] = Sight(a, b, False, blockers=main_blockers(world, a, b) if evidence else (),
+                                  decided_by=decided.get(k, "search"))
     return results
 
 

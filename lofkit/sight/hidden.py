@@ -5,7 +5,8 @@ template such that every segment from E to Q is unobstructed". One convex blocke
 prisms around both volumes (`parts_hiding_pairs`, `blocker_hiding_pair`), or one for each half of one prism and each
 half of the other (`hidden_half_by_half`), rules out every E and Q at once: the convexity lemma of
 `parts_crossing_every_segment`. The same lemma hides a whole tile of eyes from every template it may look at
-(`hidden_eye_tiles`, compiled in `kernels.hidden_tiles`).
+(`hidden_eye_tiles`, compiled in `kernels.hidden_tiles`), by one part or by several together, each hiding pieces of
+the templates that hold the lattice points sampled (occluder fusion).
 """
 
 from __future__ import annotations

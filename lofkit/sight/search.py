@@ -108,6 +108,13 @@ class PairSearch:
         self.findings = Findings(world, len(pairs), witnesses)
         v = world.troopers
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
+        self.decided: dict[int, str] = {}
+        """Pair number -> how a proof other than one blocker settled it (`evidence.DECIDED_BY`)."""
+
+    def settle(self, pair_ids: np.ndarray, proved: np.ndarray, how: str) -> np.ndarray:
+        """Pairs `pair_ids[proved]` are hidden, settled `how`: the others are left."""
+        self.decided.update(dict.fromkeys(pair_ids[proved].tolist(), how))
+        return pair_ids[~proved]
 
     def look(self, rows: EyeBatch, centre_first: bool = False) -> None:
         """Search every row's template for a clear block; record the first witness of each pair. With
@@ -261,11 +268,13 @@ def _proofs(world, search: PairSearch) -> dict[int, str]:
 def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
                witnesses: bool = True) -> tuple[PairSearch, dict[int, str]]:
     """The search over unordered `pairs` run to the end: proofs first, then every eye pass (`EYE_PASSES`). Returns
-    it and its proofs of "hidden" (pair number -> blocker id); without `witnesses`, only which pairs see is kept."""
+    it and its proofs of "hidden" (pair number -> blocker id); without `witnesses`, only which pairs see is kept.
+    `search.decided` says which pairs a proof other than one blocker settled (`evidence.DECIDED_BY`)."""
     search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
-    open_ids = open_ids[~hidden_half_by_half(world, pairs[open_ids], candidates_of(search.line, open_ids))]
+    halves = hidden_half_by_half(world, pairs[open_ids], candidates_of(search.line, open_ids))
+    open_ids = search.settle(open_ids, halves, "blocker_per_half")
     for pattern in EYE_PASSES:
         for ways in ((True, False),) if pattern is dense_eyes else ((True,), (False,)):
             open_ids = search.findings.open_pairs(open_ids)
@@ -284,7 +293,7 @@ def sight(
     pairs at once, are walked in order for one pair in `sight_between`."""
     pairs = unordered_pairs(pairs)
     search, proofs = run_search(world, pairs, progress)
-    return sight_results(world, search.findings.found, pairs, proofs, evidence)
+    return sight_results(world, search.findings.found, pairs, proofs, evidence, search.decided)
 
 
 def sight_between(world, a: int, b: int, evidence: bool = True) -> Sight:
