@@ -9,6 +9,7 @@ import numpy as np
 import trimesh
 
 from lofkit.geometry.inner import compute_mesh_parts, mesh_surface
+from lofkit.geometry.seals import welded
 from tests.test_inner_parts import blocked, crosses_box, holed_crate, lines_through_boxes
 
 ROUNDING = 1e-5
@@ -166,3 +167,37 @@ def test_walls_whose_corner_seams_are_a_rounding_apart_are_sealed_as_one():
     assert parts.coverage > 0.8
     rng = np.random.default_rng(10)
     assert blocked(mesh, *lines_through_boxes(parts.boxes, 300, 20_000, rng)).all()
+
+
+def peg_in_beam(low: float) -> trimesh.Trimesh:
+    """A closed beam (z -10 to 10) and a peg 6 mm wide from z = `low` up to `low` + 40, capped at the top and open at
+    the foot: set into the beam when `low` is inside it, standing above it otherwise."""
+    peg = trimesh.creation.cylinder(radius=3, height=40, sections=16).apply_translation([0, 0, low + 20])
+    peg.update_faces(peg.face_normals[:, 2] > -0.5)
+    peg.remove_unreferenced_vertices()
+    return trimesh.util.concatenate([slab(-10, 10, 40), peg])
+
+
+def test_a_peg_whose_open_foot_is_set_into_a_closed_beam_is_sealed():
+    """The peg's open foot lies inside the beam, clear of its faces: a segment leaving the peg there is inside the
+    beam, and leaves it through the beam's faces, so the hole is sealed (`seals._buried`) and lines through the boxes
+    all hit the mesh (Embree). Standing on nothing, the same foot stays a hole."""
+    assert len(mesh_surface(peg_in_beam(0.0)).open_rims) == 0
+    assert len(mesh_surface(peg_in_beam(15.0)).open_rims) == 1
+    parts = compute_mesh_parts(peg_in_beam(0.0))
+    rng = np.random.default_rng(11)
+    assert blocked(peg_in_beam(0.0), *lines_through_boxes(parts.boxes, 100, 20_000, rng)).all()
+
+
+def test_a_rim_a_single_precision_step_off_its_plane_is_sealed_by_the_face_it_lies_on():
+    """Walls whose top rim has half of its corners one single-precision step above the roof's underside: the rim lies
+    in no plane until the coordinates a rounding apart are snapped together (`seals.welded`), and then the roof's
+    face covers its cap; boxes fill the house and lines through them hit it (Embree)."""
+    upper = walls(5, 50)
+    top = np.flatnonzero(upper.vertices[:, 2] == 50)[::2]
+    upper.vertices[top, 2] = float(np.nextafter(np.float32(50), np.float32(100)))
+    mesh = trimesh.util.concatenate([slab(0, 5, 70), upper, slab(50, 55, 70)])
+    surface = mesh_surface(welded(mesh))
+    assert (len(surface.rims), len(surface.open_rims)) == (2, 0) and compute_mesh_parts(mesh).coverage > 0.8
+    rng = np.random.default_rng(12)
+    assert blocked(mesh, *lines_through_boxes(compute_mesh_parts(mesh).boxes, 300, 20_000, rng)).all()

@@ -40,10 +40,8 @@ The proofs assume segments end outside the solid: lofkit warns about troopers wh
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import scipy.sparse
 import scipy.sparse.csgraph
@@ -53,7 +51,14 @@ from scipy.spatial import ConvexHull
 
 from lofkit.geometry import cache, seals, voxels
 from lofkit.geometry.seals import flat_planes, sealed_rims, welded
-from lofkit.geometry.voxels import boxes_clear, first_voxels, grow_boxes, mark_near_hull, surface_voxels
+from lofkit.geometry.voxels import (
+    boxes_clear,
+    first_voxels,
+    grow_boxes,
+    mark_near_hull,
+    surface_voxels,
+    winding_numbers,
+)
 
 MAX_VOXELS = 30e6
 """Voxels of a mesh's grid at most; the pitch is the smallest that keeps to it, and at least `MIN_PITCH`."""
@@ -261,33 +266,6 @@ def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray
                               np.broadcast_to(middle, (len(edges), 3))], axis=1))
         rims.append(vertices[group])
     return np.concatenate(caps), tuple(rims)
-
-
-@numba.njit(cache=True)
-def winding_numbers(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The winding number of a closed triangle surface (t, 3, 3) around each point (n, 3): the sum of the signed
-    solid angles of its triangles over 4 pi (van Oosterom and Strackee). Compiled: a point costs one pass over the
-    triangles, with no (points x triangles) arrays."""
-    result = np.zeros(points.shape[0])
-    corner = np.empty((3, 3))  # the triangle's corners relative to the point, a row each
-    length = np.empty(3)
-    for i in range(points.shape[0]):
-        total = 0.0
-        for t in range(triangles.shape[0]):
-            for k in range(3):
-                for d in range(3):
-                    corner[k, d] = triangles[t, k, d] - points[i, d]
-                length[k] = math.sqrt(corner[k, 0] ** 2 + corner[k, 1] ** 2 + corner[k, 2] ** 2)
-            a, b, c = corner[0], corner[1], corner[2]
-            numerator = (a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2])
-                         + a[2] * (b[0] * c[1] - b[1] * c[0]))
-            denominator = (length[0] * length[1] * length[2]
-                           + (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) * length[2]
-                           + (a[0] * c[0] + a[1] * c[1] + a[2] * c[2]) * length[1]
-                           + (b[0] * c[0] + b[1] * c[1] + b[2] * c[2]) * length[0])
-            total += 2 * math.atan2(numerator, denominator)
-        result[i] = total / (4 * np.pi)
-    return result
 
 
 def capped_surface(mesh: trimesh.Trimesh) -> np.ndarray | None:

@@ -8,24 +8,27 @@ same point: it meets the mesh there, as it would a wall. And where two bodies me
 storey's walls open at the top standing on the next storey's, open at the bottom), the two holes have the same rim
 and their caps, turned opposite ways, cancel: the capped solid goes on through them (the winding number does not
 change across two caps over one place facing opposite ways), and a segment crossing them does not leave it there.
-Such rims need not be kept out of the boxes (`inner.through_holes`). Vertices a few single-precision steps apart are
-one vertex (`welded`): an export in single precision may write the two ends of one seam a step apart, which leaves
-a crack no wider than that (Embree, which casts in single precision, hardly resolves it) and turns the rims at both
-ends of the seam into one that lies in no plane. The test is exact: the rim lies in a plane
-x, y or z = c (every vertex exactly there) and so does every vertex of the faces that cover its cap, which shapely
-checks in that plane; caps that cancel may lie a rounding apart (`OVERLAP`), each inside the other's solid, with
-no vertex of the mesh between them.
+A cap buried inside a closed body of the mesh (the open end of a peg set into a beam) seals its hole too: a segment
+that leaves through it is inside that body, and leaves it through the body's faces, since segments end outside the
+solid. Such rims need not be kept out of the boxes (`inner.through_holes`). Coordinates a few single-precision
+steps apart are one, and vertices that then coincide one vertex (`welded`): an export in single precision may write
+a rim and the face it lies on, or the two ends of one seam, a step apart, which leaves a crack no wider than that
+(Embree, which casts in single precision, hardly resolves it) and a rim in no plane. The test is then exact: the
+rim lies in a plane x, y or z = c (every vertex exactly there) and so does every vertex of the faces that cover its
+cap, which shapely checks in that plane; caps that cancel may lie a rounding apart (`OVERLAP`), each inside the
+other's solid, with no vertex of the mesh between them.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse
-import scipy.sparse.csgraph
 import shapely
 import trimesh
-from scipy.spatial import cKDTree
 
+from lofkit.geometry.voxels import winding_numbers
+
+APART = 1e-6
+"""mm by which a cap must stay clear of a closed body's faces to count as buried in it (`_buried`)."""
 UNCOVERED = 1e-9
 """Share of a cap's area that may be left uncovered by rounding in shapely's overlay (never a real gap)."""
 OVERLAP = 1e-3
@@ -34,37 +37,58 @@ exported in single precision puts the top of one storey's walls and the foot of 
 
 
 WELD_STEPS = 4
-"""Vertices at most this many single-precision steps apart (at the mesh's largest coordinate) are one (`welded`)."""
+"""Coordinates at most this many single-precision steps apart (at the mesh's largest coordinate) are one (`welded`)."""
 
 
 def welded(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
-    """`mesh` with each cluster of vertices at most `WELD_STEPS` single-precision steps apart made one (its first), the
-    faces kept in their order (a face two of whose vertices become one keeps its place, flat).
+    """`mesh` with the values each coordinate takes snapped together where they lie at most `WELD_STEPS`
+    single-precision steps apart (`snapped`), and vertices that then coincide made one (the first), faces kept in
+    their order (a face two of whose vertices become one keeps its place, flat). An export in single precision
+    writes one seam's two ends, or a cap's rim and the face it lies on, a step or two apart.
 
     >>> seam = trimesh.Trimesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1 + 1e-7, 0, 0], [1, 1, 0]], [[0, 1, 2], [3, 4, 2]])
     >>> welded(seam).faces.tolist()
     [[0, 1, 2], [1, 4, 2]]
     """
-    vertices = np.asarray(mesh.vertices)
+    vertices = np.asarray(mesh.vertices, dtype=float)
     reach = WELD_STEPS * float(np.finfo(np.float32).eps) * max(1.0, float(np.abs(vertices).max(initial=0.0)))
-    pairs = cKDTree(vertices).query_pairs(reach, output_type="ndarray")
-    if len(pairs) == 0:
+    snapped = np.column_stack([snapped_values(vertices[:, axis], reach) for axis in range(3)])
+    if (snapped == vertices).all() and len(np.unique(vertices, axis=0)) == len(vertices):
         return mesh
-    n = len(vertices)
-    links = scipy.sparse.csr_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    count, label = scipy.sparse.csgraph.connected_components(links, directed=False)
-    first = np.full(count, n)
-    np.minimum.at(first, label, np.arange(n))
-    return trimesh.Trimesh(vertices, first[label][mesh.faces], process=False)
+    _, first, which = np.unique(snapped, axis=0, return_index=True, return_inverse=True)
+    return trimesh.Trimesh(snapped, first[which.reshape(-1)][mesh.faces], process=False)
+
+
+def snapped_values(values: np.ndarray, reach: float) -> np.ndarray:
+    """`values` with each run of them that spans at most `reach` (from its least, in increasing order) set to its
+    least: no value moves by more than `reach`. Values more than `reach` from their neighbours stay as they are; only
+    the rare chains of close values are walked one by one.
+
+    >>> snapped_values(np.array([3.0, 1.0, 1.0 + 1e-9, 2.0, 1.0 + 2e-6, 1.0 + 2.5e-6]), 1e-6).tolist()
+    [3.0, 1.0, 1.0, 2.0, 1.000002, 1.000002]
+    """
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    chains = np.r_[0, np.flatnonzero(np.diff(ordered) > reach) + 1, len(ordered)]
+    first, stop = chains[:-1], chains[1:]
+    starts, long = [first], ordered[stop - 1] - ordered[first] > reach
+    for k, end in zip(first[long].tolist(), stop[long].tolist()):
+        while (k := int(np.searchsorted(ordered, ordered[k] + reach, side="right"))) < end:  # runs from the least on
+            starts.append(np.array([k]))
+    start = np.zeros(len(values), dtype=bool)
+    start[np.concatenate(starts)] = True
+    out = np.empty_like(values)
+    out[order] = ordered[np.flatnonzero(start)][np.cumsum(start) - 1]
+    return out
 
 
 def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray, ...],
                 solids: np.ndarray | None = None, out: list[int] | None = None) -> np.ndarray:
     """Whether each hole is sealed: its cap lies on the mesh's faces `triangles` (t, 3, 3), on caps of other holes
     turned the other way and on faces of closed components of it (`solids` (s, 3, 3), faces turned out) that hold
-    it. `caps` are the caps of every rim in `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes`
-    makes them; `rims` each hole's vertices; `out` says of each whether its capped part's faces are turned out (1,
-    the default) or in (-1).
+    it, or inside one of those components, clear of its faces (`_buried`). `caps` are the caps of every rim in
+    `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes` makes them; `rims` each hole's vertices;
+    `out` says of each whether its capped part's faces are turned out (1, the default) or in (-1).
 
     Examples
     --------
@@ -85,6 +109,9 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
     in_plane = _faces_by_plane(triangles, {plane[:2] for plane in planes if plane is not None})
     sealed = np.zeros(len(rims), dtype=bool)
     for k, plane in enumerate(planes):
+        if _buried(cap_of[k], solids):
+            sealed[k] = True
+            continue
         if plane is None:
             continue
         others = [cap_of[j] for j, other in enumerate(planes) if j != k and other is not None
@@ -92,6 +119,33 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
         cover = np.concatenate([in_plane[plane[:2]], *others, _holding(plane, solids, triangles, cap_of[k])])
         sealed[k] = _covered(cover, cap_of[k], plane[0])
     return sealed
+
+
+def _buried(cap: np.ndarray, solids: np.ndarray | None) -> bool:
+    """Whether the cap (c, 3, 3) lies inside the closed components `solids` (faces turned out), clear of their faces:
+    no face meets it (`_meeting`), so the whole cap lies on the side of its middle (its triangles' shared corner),
+    whose winding number is a whole number of at least 1."""
+    if solids is None or len(solids) == 0:
+        return False
+    low, high = cap.reshape(-1, 3).min(axis=0) - APART, cap.reshape(-1, 3).max(axis=0) + APART
+    near = solids[((solids.max(axis=1) >= low) & (solids.min(axis=1) <= high)).all(axis=1)]
+    if len(near) and _meeting(np.repeat(cap, len(near), axis=0), np.tile(near, (len(cap), 1, 1))).any():
+        return False
+    winding = winding_numbers(np.require(solids, float, "CW"), np.require(cap[:1, 2], float, "CW"))[0]
+    return abs(winding - round(winding)) < 0.25 and round(winding) >= 1
+
+
+def _meeting(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Whether triangles first[k] and second[k] ((n, 3, 3) each) may meet: no axis among their normals and the cross
+    products of their edges (the separating axes of two triangles; triangles in one plane are never told apart)
+    keeps their projections more than `APART` apart, so rounding only makes more of them meet."""
+    edges = [np.roll(t, -1, axis=1) - t for t in (first, second)]
+    axes = np.concatenate([np.cross(edges[0][:, :1], edges[0][:, 1:2]), np.cross(edges[1][:, :1], edges[1][:, 1:2]),
+                           np.cross(edges[0][:, :, None], edges[1][:, None]).reshape(-1, 9, 3)], axis=1)
+    axes /= np.maximum(np.linalg.norm(axes, axis=2, keepdims=True), 1e-300)
+    on_first, on_second = (np.einsum("nad,nvd->nav", axes, t) for t in (first, second))
+    gap = np.maximum(on_first.min(axis=2) - on_second.max(axis=2), on_second.min(axis=2) - on_first.max(axis=2))
+    return ~(gap > APART).any(axis=1)
 
 
 def flat_planes(rim: np.ndarray) -> set[tuple[int, float]]:
