@@ -24,11 +24,6 @@ EVIDENCE_STRIDE = 3
 Cover: "every third lattice point"); the search's own strides are `lattice.COARSE_STRIDES`."""
 
 
-DECIDED_BY = ("witness", "one_blocker", "blocker_per_half", "search")
-"""What can settle a sight verdict (`Sight.decided_by`; `rules.results.LofVerdict.sight_decided_by` says what each
-means)."""
-
-
 def _xyz(point) -> list[float]:
     return [round(float(c), 4) for c in point]
 
@@ -66,7 +61,8 @@ class Sight:
     blockers: tuple[tuple[str, int], ...] = ()
     """For a NO: the blockers that stopped the most sampled segments, with their counts."""
     decided_by: str = "search"
-    """What settled it (one of `DECIDED_BY`)."""
+    """What settled it: "witness", "one_blocker" (`proof`), "blocker_per_half" (`hidden.hidden_half_by_half`) or
+    "search" (no eye of either sees a square; `rules.results.LofVerdict.sight_decided_by` says it for users)."""
 
 
 def witness_at(world, views: Views, row: int, col: int, line: int) -> Witness:
@@ -88,7 +84,7 @@ def sight_results(world, found: dict[int, Witness], pairs: np.ndarray, proofs: d
                   evidence: bool = True, decided: dict[int, str] | None = None) -> dict:
     """{(a, b): Sight} for unordered `pairs` (n, 2): seen with pair k's witness `found[k]`, else hidden with its
     proof `proofs[k]`, else hidden with its main blockers (unless not `evidence`), settled as `decided[k]` says
-    (`DECIDED_BY`; "search" where it says nothing)."""
+    ("search" where it says nothing)."""
     results, decided = {}, decided or {}
     for k, (a, b) in enumerate(pairs.tolist()):
         if k in found:

@@ -2,9 +2,9 @@
 search.
 
 docs/rules.md (LoF 2): sight needs "a point E anywhere in A's volume"; the search tries the eyes of `lattice` in turn,
-the best eye of every pair first. Dense eyes come in tiles (`lattice.dense_tiles`): a tile that one of its pair's
-candidate convex parts hides from every template it may look at is never made a row (the convexity lemma of
-`hidden.parts_crossing_every_segment`, so no eye that sees something is left out).
+the best eye of every pair first. Dense eyes come in tiles (`lattice.dense_tiles`): a tile that its pair's candidate
+convex parts, one or several together, hide from every template it may look at is never made a row (the convexity
+lemma of `hidden.parts_crossing_every_segment`, so no eye that sees something is left out).
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ def eye_batch(world, pairs: np.ndarray, pair_ids: np.ndarray, forward: bool | np
              candidates: np.ndarray | None = None) -> EyeBatch:
     """Eyes from `pattern(radius, height)` in the shooter of each pair (the first trooper where `forward`, for all
     or per pair id), ranked so that row order is eye order. With `candidates` (convex parts per pair, (n, k)), dense
-    eyes come in tiles, and the tiles one of their pair's candidates hides from the target
-    (`hidden.hidden_eye_tiles`) are left out."""
+    eyes come in tiles, and the tiles their pair's candidates hide from the target (`hidden.hidden_eye_tiles`) are
+    left out."""
     v = world.troopers
     forward = np.broadcast_to(forward, np.shape(pair_ids))
     shooters = np.where(forward, pairs[pair_ids, 0], pairs[pair_ids, 1])

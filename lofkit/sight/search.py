@@ -109,12 +109,7 @@ class PairSearch:
         v = world.troopers
         self.sizes = {(2 * float(v.radius[i]), float(v.height[i])) for i in range(len(v))}
         self.decided: dict[int, str] = {}
-        """Pair number -> how a proof other than one blocker settled it (`evidence.DECIDED_BY`)."""
-
-    def settle(self, pair_ids: np.ndarray, proved: np.ndarray, how: str) -> np.ndarray:
-        """Pairs `pair_ids[proved]` are hidden, settled `how`: the others are left."""
-        self.decided.update(dict.fromkeys(pair_ids[proved].tolist(), how))
-        return pair_ids[~proved]
+        """Pair number -> how a proof other than one blocker settled it (`evidence.Sight.decided_by`)."""
 
     def look(self, rows: EyeBatch, centre_first: bool = False) -> None:
         """Search every row's template for a clear block; record the first witness of each pair. With
@@ -269,12 +264,13 @@ def run_search(world, pairs: np.ndarray, progress: Progress | None = None,
                witnesses: bool = True) -> tuple[PairSearch, dict[int, str]]:
     """The search over unordered `pairs` run to the end: proofs first, then every eye pass (`EYE_PASSES`). Returns
     it and its proofs of "hidden" (pair number -> blocker id); without `witnesses`, only which pairs see is kept.
-    `search.decided` says which pairs a proof other than one blocker settled (`evidence.DECIDED_BY`)."""
+    `search.decided` says which pairs a proof other than one blocker settled (`evidence.Sight.decided_by`)."""
     search = PairSearch(world, pairs, progress, witnesses)
     proofs = _proofs(world, search)
     open_ids = np.setdiff1d(np.arange(len(pairs)), np.fromiter(proofs, dtype=np.int64, count=len(proofs)))
     halves = hidden_half_by_half(world, pairs[open_ids], candidates_of(search.line, open_ids))
-    open_ids = search.settle(open_ids, halves, "blocker_per_half")
+    search.decided.update(dict.fromkeys(open_ids[halves].tolist(), "blocker_per_half"))
+    open_ids = open_ids[~halves]
     for pattern in EYE_PASSES:
         for ways in ((True, False),) if pattern is dense_eyes else ((True,), (False,)):
             open_ids = search.findings.open_pairs(open_ids)
@@ -310,8 +306,8 @@ def sight_between(world, a: int, b: int, evidence: bool = True) -> Sight:
        (`hidden.hidden_half_by_half`).
     3. Eyes in turn (`run_search`, `EYE_PASSES`): the lead eye, the other key eyes, then the dense eyes
        (`lattice.lead_eye`, `lattice.other_key_eyes`, `lattice.dense_eyes`), each looking at the other's template
-       turned to face it (`eye_batch.eye_batch`); tiles of dense eyes that a candidate part hides from every template
-       they look at are never made rows (`hidden.hidden_eye_tiles`).
+       turned to face it (`eye_batch.eye_batch`); tiles of dense eyes that candidate parts, one or several together,
+       hide from every template they look at are never made rows (`hidden.hidden_eye_tiles`).
     4. The coarse pass, every 10th lattice point (`PairSearch._coarse_pass`): compiled proofs drop an eye whose whole
        template a part hides, mark the patches a part hides, and test each segment against the parts before any is cast
        (`screen.prove_hidden_before_casting`); the rest are cast (`casting.Caster`; what blocks them:
@@ -324,7 +320,7 @@ def sight_between(world, a: int, b: int, evidence: bool = True) -> Sight:
        one is clear: the witness (`evidence.witness_at`).
     7. The verdict (`evidence.sight_results`): seen with its witness; else hidden with its proof; else hidden with
        the blockers that stop the most of a fixed sample of segments (`evidence.main_blockers`; not without
-       `evidence`).
+       `evidence`); with what settled it (`evidence.Sight.decided_by`).
 
     >>> import lofkit
     >>> world = lofkit.load("examples/rulebook_lof.yaml")
