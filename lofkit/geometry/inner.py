@@ -1,9 +1,10 @@
-"""The parts of a mesh that proofs of "hidden" may use: its convex closed components, and boxes provably inside
-the solid of the rest, so that a segment crossing one is blocked by the mesh itself.
+"""The parts of a mesh that proofs of "hidden" may use: its convex closed components, the kernels of closed
+components nearly convex (`star`: a low-poly rock), and boxes provably inside the solid of the rest, so that a
+segment crossing one is blocked by the mesh itself.
 
 A real terrain piece is one non-convex body, so none of its components is convex; boxes inside its solid still
-prove what it hides. The construction, on a voxel grid of pitch h over the mesh's closed non-convex components
-(and its open ones, closed by caps over their holes, below):
+prove what it hides. The construction, on a voxel grid of pitch h over the mesh's other closed components (and its
+open ones, closed by caps over their holes, below):
 
 1. Every voxel (a closed cube) that a triangle meets is marked (`voxels.surface_voxels`, an exact separating-axis
    test on a cube grown by a hair).
@@ -49,8 +50,9 @@ import trimesh
 from scipy import ndimage
 from scipy.spatial import ConvexHull
 
-from lofkit.geometry import cache, seals, voxels
+from lofkit.geometry import cache, seals, star, voxels
 from lofkit.geometry.seals import flat_planes, sealed_rims, welded
+from lofkit.geometry.star import kernel_volume
 from lofkit.geometry.voxels import (
     boxes_clear,
     first_voxels,
@@ -67,6 +69,11 @@ GRID_LIMIT = 4 * MAX_VOXELS
 """Voxels of a grid at most, padding included: the pitch above keeps to `MAX_VOXELS` for a mesh about as deep as it
 is wide, and is doubled until a mesh far flatter or thinner than that keeps to this."""
 MAX_BOXES = 1000
+KERNEL_SHARE = 0.9
+"""A closed non-convex component whose kernel holds at least this share of it is a part as it is, the kernel (a
+low-poly rock), rather than boxes."""
+KERNEL_FACES = 128
+"""Faces a component may have for its kernel to be its part: every part has as many planes as the one with the most."""
 MIN_BOX_VOLUME = 2.0
 """Boxes smaller than this (mm^3) prove too little to be worth testing."""
 HULL_SLACK = 1e-6
@@ -82,8 +89,9 @@ LOOKUP = 4
 
 @dataclass(frozen=True)
 class MeshParts:
-    """The proof parts of one mesh, in its own frame. `component` (faces,): the convex closed component each face
-    belongs to (-1: none), with their total `convex_volume`; `boxes` (k, 6), lowest and highest corners of boxes
+    """The proof parts of one mesh, in its own frame. `component` (faces,): the closed component each face belongs
+    to whose part is itself (convex) or its kernel (-1: none), with their total `convex_volume` (of the kernels, for
+    the latter; what lies outside a kernel counts in `volume`); `boxes` (k, 6), lowest and highest corners of boxes
     inside the rest of the solid, and `lookup`, the largest box meeting each cell of a grid (-1: none) whose first
     cell starts at `lookup_origin` (3,) and whose cells are `lookup_pitch` mm a side (where a segment that hits the
     mesh goes on into a box); the `volume` of that rest and how much of it the boxes cover (`covered`, mm^3); the
@@ -127,19 +135,21 @@ def parts_cached(mesh: trimesh.Trimesh) -> bool:
 def code_digest() -> str:
     """A digest of the code that computes the parts (this module's and `voxels`' source, and trimesh's version),
     read once per process: changed code never reads parts the old code saved."""
-    return cache.code_digest(trimesh.__version__, (__file__, voxels.__file__, seals.__file__))
+    return cache.code_digest(trimesh.__version__, (__file__, voxels.__file__, seals.__file__, star.__file__))
 
 
 def mesh_key(mesh: trimesh.Trimesh) -> str:
     """A digest of the mesh's vertices and faces, of the construction's settings and of its code (`code_digest`)."""
     settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP,
-                seals.WELD_STEPS)
+                seals.WELD_STEPS, KERNEL_SHARE, KERNEL_FACES)
     return cache.mesh_key("parts", mesh, f"{code_digest()} {settings!r}")
 
 
 @dataclass(frozen=True)
 class Surface:
-    """A mesh split for its parts: `component`, as in `MeshParts`, and their `convex_volume`; `faces`, those of
+    """A mesh split for its parts: `component`, as in `MeshParts`, and their `convex_volume` (of kernels, for the
+    components whose kernel is their part: the volume of those components outside it is `beyond_kernels`); `faces`,
+    those of
     its closed non-convex components and of its open ones, with `caps` (t, 3, 3), triangles that close the open
     ones' holes, each hole's rim vertices in `rims`, and those whose caps no faces of the mesh cover in `open_rims`
     (`seals.sealed_rims`) with the `reach` of each (`reaches`); and faces skipped (open or inconsistently oriented
@@ -147,6 +157,7 @@ class Surface:
 
     component: np.ndarray
     convex_volume: float
+    beyond_kernels: float
     faces: np.ndarray
     caps: np.ndarray
     rims: tuple[np.ndarray, ...]
@@ -157,10 +168,11 @@ class Surface:
 
 def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     """Split the mesh into its connected components (faces that share an edge with no third face; a face exported
-    twice counts once): watertight convex ones are parts as they are, the other watertight ones are kept for boxes,
-    and open ones too, each with caps over its holes when that closes it."""
+    twice counts once): watertight convex ones are parts as they are, and so are the other watertight ones whose kernel
+    holds most of them (`KERNEL_SHARE`; the part is then the kernel), the rest are kept for boxes, and open ones too,
+    each with caps over its holes when that closes it."""
     component = np.full(len(mesh.faces), -1, dtype=np.int64)
-    convex_volume, closed, open_faces, skipped, solids = 0.0, [], [], 0, []
+    convex_volume, beyond_kernels, closed, open_faces, skipped, solids = 0.0, 0.0, [], [], 0, []
     once = np.sort(np.unique(np.sort(mesh.faces, axis=1), axis=0, return_index=True)[1])
     once = once[(np.diff(np.sort(mesh.faces[once], axis=1), axis=1) > 0).all(axis=1)]  # flat once welded: no face
     single = trimesh.Trimesh(mesh.vertices, mesh.faces[once], process=False)
@@ -186,9 +198,11 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
             volume = float(part.volume)
         if volume != 0:
             solids.append(part.triangles if volume > 0 else part.triangles[:, ::-1])  # faces turned out
-        if part.is_convex:
+        kernel = abs(volume) if part.is_convex else _kernel_of(part, volume)
+        if kernel > 0:
             component[faces] = component.max() + 1
-            convex_volume += abs(volume)
+            convex_volume += kernel
+            beyond_kernels += abs(volume) - kernel
         else:
             closed.append(np.asarray(faces))
     caps = np.concatenate(caps) if caps else np.zeros((0, 3, 3))
@@ -198,8 +212,17 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
         flat[part] |= flat_planes(rim)
     reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces], flat)
     kept = np.flatnonzero(~sealed)
-    return Surface(component, convex_volume, _joined(closed + open_faces), caps, tuple(rims),
+    return Surface(component, convex_volume, beyond_kernels, _joined(closed + open_faces), caps, tuple(rims),
                    tuple(rims[k] for k in kept), tuple(int(reach[owner[k]]) for k in kept), skipped)
+
+
+def _kernel_of(part: trimesh.Trimesh, volume: float) -> float:
+    """The volume of a closed non-convex component's kernel (`star.kernel_volume`) when it is to be the component's
+    part: its faces turned out, at most `KERNEL_FACES` of them, and the kernel `KERNEL_SHARE` of it or more; else 0."""
+    if volume <= 0 or len(part.faces) > KERNEL_FACES:
+        return 0.0
+    kernel = kernel_volume(part.triangles)
+    return kernel if kernel >= KERNEL_SHARE * volume else 0.0
 
 
 def reaches(parts: list[np.ndarray], flat: list[set[tuple[int, float]]] | None = None) -> np.ndarray:
@@ -302,13 +325,13 @@ def inside_voxels(triangles: np.ndarray, origin: np.ndarray, pitch: float, shape
 
 
 def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
-    """The proof parts of `mesh` (see the module's docstring), its vertices a rounding apart made one
+    """The proof parts of `mesh` (see the module's docstring), its coordinates a rounding apart made one first
     (`seals.welded`)."""
     mesh = welded(mesh)
     surface = mesh_surface(mesh)
     if len(surface.faces) == 0:
         return MeshParts(surface.component, surface.convex_volume, np.zeros((0, 6)), np.full((1, 1, 1), -1),
-                         np.zeros(3), 1.0, 0.0, 0.0, 0.0, 0, surface.skipped)
+                         np.zeros(3), 1.0, surface.beyond_kernels, 0.0, 0.0, 0, surface.skipped)
     triangles = np.ascontiguousarray(np.concatenate([mesh.triangles[surface.faces], surface.caps]), dtype=np.float64)
     low, high = triangles.reshape(-1, 3).min(axis=0), triangles.reshape(-1, 3).max(axis=0)
     pitch = max(MIN_PITCH, float(np.cbrt(np.prod(high - low + 0.1) / MAX_VOXELS)))
@@ -326,7 +349,8 @@ def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     boxes = np.hstack([origin + cells[:, :3] * pitch + MARGIN, origin + cells[:, 3:] * pitch - MARGIN])
     lower_to_the_bottom(boxes, cells, triangles, holes)
     return MeshParts(surface.component, surface.convex_volume, boxes, box_lookup(cells, shape), origin,
-                     LOOKUP * pitch, abs(float(signed)), float(covered.sum()) * pitch**3, pitch, len(surface.rims),
+                     LOOKUP * pitch, abs(float(signed)) + surface.beyond_kernels, float(covered.sum()) * pitch**3, pitch,
+                     len(surface.rims),
                      surface.skipped)
 
 

@@ -42,7 +42,7 @@ WELD_STEPS = 4
 
 def welded(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     """`mesh` with the values each coordinate takes snapped together where they lie at most `WELD_STEPS`
-    single-precision steps apart (`snapped`), and vertices that then coincide made one (the first), faces kept in
+    single-precision steps apart (`snapped_values`), and vertices that then coincide made one (the first), faces kept in
     their order (a face two of whose vertices become one keeps its place, flat). An export in single precision
     writes one seam's two ends, or a cap's rim and the face it lies on, a step or two apart.
 

@@ -31,6 +31,8 @@ BOX_PAD = 1e-5
 part may reach up to ~1e-6 mm past the box of the corners it was made from."""
 SHADOW_ANYWHERE, SHADOW_INSIDE, SHADOW_NOWHERE = 0.0, 1.0, 2.0
 """Kinds of a part's shadow (`_shadows`): it may hide any point of the template, only those inside a rectangle, none."""
+
+
 @numba.njit(cache=True, nogil=True)
 def _keeps_outside(points: np.ndarray, normals: np.ndarray, offsets: np.ndarray, planes: int, margin: float) -> bool:
     """Whether one plane of the part keeps every point farther than `margin` outside it."""
@@ -165,11 +167,10 @@ def _fused_cover(tile, hull, centre, half_width, z, across, heights, candidates,
     `across[i]` of the half-width across, height `heights[j]` above `z`; `hull` as `templates_hull` fills it) lies in
     a piece of the templates that one of `candidates` hides from every eye of `tile` (each piece by a part of its own;
     `shadow` and `span` as `_covering_candidate` takes them), else the flat index i * len(heights) + j of a point none
-    hides. Pieces are rectangles of those points, halved across or up
-    until a part hides each, down to single points (Durand et al. 2000, "Conservative visibility preprocessing using
-    extended projections": a cell of the projection plane counts as hidden when one occluder's umbra holds all of it,
-    and the umbrae of all occluders unite). Point `start` is tried first: the one the last tile's proof failed on,
-    where most tiles that fail, fail at once."""
+    hides. Pieces are rectangles of those points, halved across or up until a part hides each, down to single points
+    (Durand et al. 2000, "Conservative visibility preprocessing using extended projections": a cell of the projection
+    plane counts as hidden when one occluder's umbra holds all of it, and the umbrae of all occluders unite). Point
+    `start` is tried first: the one the last tile's proof failed on, where most tiles that fail, fail at once."""
     lines = heights.shape[0]
     depth = _push(stack, 0, 0, across.shape[0] - 1, 0, lines - 1)
     if start >= 0:
