@@ -149,8 +149,7 @@ def mesh_key(mesh: trimesh.Trimesh) -> str:
 class Surface:
     """A mesh split for its parts: `component`, as in `MeshParts`, and their `convex_volume` (of kernels, for the
     components whose kernel is their part: the volume of those components outside it is `beyond_kernels`); `faces`,
-    those of
-    its closed non-convex components and of its open ones, with `caps` (t, 3, 3), triangles that close the open
+    those of its other closed components and of its open ones, with `caps` (t, 3, 3), triangles that close the open
     ones' holes, each hole's rim vertices in `rims`, and those whose caps no faces of the mesh cover in `open_rims`
     (`seals.sealed_rims`) with the `reach` of each (`reaches`); and faces skipped (open or inconsistently oriented
     parts that caps cannot close)."""
