@@ -205,7 +205,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
         else:
             closed.append(np.asarray(faces))
     caps = np.concatenate(caps) if caps else np.zeros((0, 3, 3))
-    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), np.concatenate(solids) if solids else None, out)
+    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), solids, out)
     flat = [set() for _ in open_faces]
     for rim, part in zip(rims, owner):
         flat[part] |= flat_planes(rim)

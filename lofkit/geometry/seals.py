@@ -83,10 +83,10 @@ def snapped_values(values: np.ndarray, reach: float) -> np.ndarray:
 
 
 def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray, ...],
-                solids: np.ndarray | None = None, out: list[int] | None = None) -> np.ndarray:
+                solids: list[np.ndarray] | None = None, out: list[int] | None = None) -> np.ndarray:
     """Whether each hole is sealed: its cap lies on the mesh's faces `triangles` (t, 3, 3), on caps of other holes
-    turned the other way and on faces of closed components of it (`solids` (s, 3, 3), faces turned out) that hold
-    it, or inside one of those components, clear of its faces (`_buried`). `caps` are the caps of every rim in
+    turned the other way and on faces of closed components of it (`solids`, each (s, 3, 3), faces turned out) that
+    hold it, or inside one of those components, clear of its faces (`_buried`). `caps` are the caps of every rim in
     `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes` makes them; `rims` each hole's vertices;
     `out` says of each whether its capped part's faces are turned out (1, the default) or in (-1).
 
@@ -107,32 +107,37 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
     cap_of = [caps[end - len(rim) : end] for rim, end in zip(rims, ends)]
     planes = [_plane(rim, cap, turned) for rim, cap, turned in zip(rims, cap_of, out or [1] * len(rims))]
     in_plane = _faces_by_plane(triangles, {plane[:2] for plane in planes if plane is not None})
+    bodies = solids or []
+    every = np.concatenate(bodies) if bodies else None
+    boxes = np.array([[body.min(axis=(0, 1)), body.max(axis=(0, 1))] for body in bodies]).reshape(-1, 2, 3)
     sealed = np.zeros(len(rims), dtype=bool)
     for k, plane in enumerate(planes):
-        if _buried(cap_of[k], solids):
+        if _buried(cap_of[k], bodies, boxes):
             sealed[k] = True
             continue
         if plane is None:
             continue
         others = [cap_of[j] for j, other in enumerate(planes) if j != k and other is not None
                   and _cancel(plane, other, triangles, cap_of[k])]
-        cover = np.concatenate([in_plane[plane[:2]], *others, _holding(plane, solids, triangles, cap_of[k])])
+        cover = np.concatenate([in_plane[plane[:2]], *others, _holding(plane, every, triangles, cap_of[k])])
         sealed[k] = _covered(cover, cap_of[k], plane[0])
     return sealed
 
 
-def _buried(cap: np.ndarray, solids: np.ndarray | None) -> bool:
-    """Whether the cap (c, 3, 3) lies inside the closed components `solids` (faces turned out), clear of their faces:
-    no face meets it (`_meeting`), so the whole cap lies on the side of its middle (its triangles' shared corner),
-    whose winding number is a whole number of at least 1."""
-    if solids is None or len(solids) == 0:
-        return False
-    low, high = cap.reshape(-1, 3).min(axis=0) - APART, cap.reshape(-1, 3).max(axis=0) + APART
-    near = solids[((solids.max(axis=1) >= low) & (solids.min(axis=1) <= high)).all(axis=1)]
-    if len(near) and _meeting(np.repeat(cap, len(near), axis=0), np.tile(near, (len(cap), 1, 1))).any():
-        return False
-    winding = winding_numbers(np.require(solids, float, "CW"), np.require(cap[:1, 2], float, "CW"))[0]
-    return abs(winding - round(winding)) < 0.25 and round(winding) >= 1
+def _buried(cap: np.ndarray, bodies: list[np.ndarray], boxes: np.ndarray) -> bool:
+    """Whether the cap (c, 3, 3) lies inside one of the closed components `bodies` (faces turned out; `boxes` (b, 2,
+    3) their bounding boxes), clear of its faces: no face of it meets the cap (`_meeting`), so the whole cap lies on
+    the side of its middle (its triangles' shared corner), around which the component winds once. Only components
+    whose box holds the cap's are tried: around a point outside its box, a surface winds no times."""
+    low, high = cap.reshape(-1, 3).min(axis=0), cap.reshape(-1, 3).max(axis=0)
+    for body in (bodies[i] for i in np.flatnonzero(((boxes[:, 0] < low) & (boxes[:, 1] > high)).all(axis=1))):
+        near = body[((body.max(axis=1) >= low - APART) & (body.min(axis=1) <= high + APART)).all(axis=1)]
+        if len(near) and _meeting(np.repeat(cap, len(near), axis=0), np.tile(near, (len(cap), 1, 1))).any():
+            continue
+        winding = winding_numbers(np.require(body, float, "CW"), np.require(cap[:1, 2], float, "CW"))[0]
+        if abs(winding - 1) < 0.25:
+            return True
+    return False
 
 
 def _meeting(first: np.ndarray, second: np.ndarray) -> np.ndarray:

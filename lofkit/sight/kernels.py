@@ -130,10 +130,9 @@ def templates_hull(eyes, centre, low, high, half_width, hull) -> bool:
 
 @numba.njit(cache=True, nogil=True)
 def _covering_candidate(tile, hull, candidates, shadow, first, span, normals, offsets, faces, trim) -> int:
-    """The first of `candidates[first:]` (-1 for none) crossed by every segment from a point of `tile` to a point of
-    `hull`, with one plane of it keeping `hull`, and one `tile`, farther than `trim` outside it; -1 if none. A
-    candidate whose `shadow` (`_shadows`, from one eye of the tile) does not hold the rectangle `span` (least and
-    most across, least and most height) of the templates `hull` holds is passed over: it cannot hide that eye's."""
+    """The first of `candidates[first:]` crossed by every segment from a point of `tile` to one of `hull`, with a plane
+    keeping `hull`, and one `tile`, farther than `trim` outside it (-1: none); one whose `shadow` (`_shadows`, from an
+    eye of the tile) does not hold `span` (least, most across; least, most height) cannot hide that eye's templates."""
     for k in range(first, candidates.shape[0]):
         p = candidates[k]
         if (p >= 0 and not _outside(shadow, k, span[0], span[1], span[2], span[3])
@@ -146,10 +145,9 @@ def _covering_candidate(tile, hull, candidates, shadow, first, span, normals, of
 
 @numba.njit(cache=True, nogil=True)
 def _piece(hull, centre, low_u, high_u, low_h, high_h, piece) -> None:
-    """Fill `piece` (12, 3) with points whose convex hull holds the points of the templates held by `hull` (as
-    `templates_hull` fills it) from `low_u` to `high_u` of their signed half-width across (as `hull`'s side +1 points
-    lie) and from height `low_h` to `high_h`: `hull`'s points scaled about `centre` hold the arcs that a point at a
-    fraction of the half-width sweeps, and the hull of two such arcs holds those between them."""
+    """Fill `piece` (12, 3) with points whose hull holds the templates of `hull` (`templates_hull`) from `low_u` to
+    `high_u` of their signed half-width across and from height `low_h` to `high_h`: `hull`'s points scaled about
+    `centre` hold the arcs a point at a fraction of the half-width sweeps, and the hull of two arcs those between."""
     m = 0
     for a in range(3):
         for u in (low_u, high_u):
@@ -170,9 +168,9 @@ def _fused_cover(tile, hull, centre, half_width, z, across, heights, candidates,
     hides. Pieces are rectangles of those points, halved across or up until a part hides each, down to single points
     (Durand et al. 2000, "Conservative visibility preprocessing using extended projections": a cell of the projection
     plane counts as hidden when one occluder's umbra holds all of it, and the umbrae of all occluders unite). Point
-    `start` is tried first: the one the last tile's proof failed on, where most tiles that fail, fail at once."""
+    `start` (the last tile's failure) is tried first: most tiles that fail, fail there."""
     lines = heights.shape[0]
-    depth = _push(stack, 0, 0, across.shape[0] - 1, 0, lines - 1)
+    depth = _halves(stack, 0, 0, across.shape[0] - 1, 0, lines - 1)  # no part hides the whole: the caller tried
     if start >= 0:
         depth = _push(stack, depth, start // lines, start // lines, start % lines, start % lines)
     last = 0
@@ -189,11 +187,19 @@ def _fused_cover(tile, hull, centre, half_width, z, across, heights, candidates,
             last = found
         elif i0 == i1 and j0 == j1:
             return i0 * lines + j0
-        elif i1 - i0 >= j1 - j0:
-            depth = _push(stack, _push(stack, depth, (i0 + i1) // 2 + 1, i1, j0, j1), i0, (i0 + i1) // 2, j0, j1)
         else:
-            depth = _push(stack, _push(stack, depth, i0, i1, (j0 + j1) // 2 + 1, j1), i0, i1, j0, (j0 + j1) // 2)
+            depth = _halves(stack, depth, i0, i1, j0, j1)
     return -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _halves(stack, depth, i0, i1, j0, j1) -> int:
+    """`_push` the halves of rectangle i0..i1, j0..j1, cut across its longer side (a single point as it is)."""
+    if i1 - i0 >= j1 - j0 and i1 > i0:
+        return _push(stack, _push(stack, depth, (i0 + i1) // 2 + 1, i1, j0, j1), i0, (i0 + i1) // 2, j0, j1)
+    if j1 > j0:
+        return _push(stack, _push(stack, depth, i0, i1, (j0 + j1) // 2 + 1, j1), i0, i1, j0, (j0 + j1) // 2)
+    return _push(stack, depth, i0, i1, j0, j1)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -209,13 +215,11 @@ def hidden_tiles(local, counts, centres, z, towards, target_centres, target_z, h
     """out[r, t] = whether the `counts[t]` eyes of tile t of an eye pattern (`local` (t, e, 3), in a shooter's frame as
     `lattice.to_world` takes it) placed in shooter r (`centres` (n, 2), `z` (n,), `towards` (n, 2)) see no sampled
     lattice point of any template of target r they look at (`templates_hull`, placed by `target_centres`, `target_z`,
-    up to `highs`, `half_widths`): one of r's `candidates` (n, k) hides the whole of them, or the parts together hide
-    every sampled point (`_fused_cover`; r's first sampled[r] = (i, j) of `across` (n, i) and `heights` (n, j)). The
-    lemma of `hidden.parts_crossing_every_segment`, with one plane of each part keeping the eyes, and one the
-    templates' piece, farther than `trim` outside it (the segments' end trim). The part that hid r's last tile is tried
-    first (on pagoda-rocks' heatmap it hides 70% of the tiles); the others only where their shadows from the tile's
-    first eye fall (`_shadows`, from the parts' boxes `bounds`), and the point that r's last tile could not hide
-    first."""
+    up to `highs`, `half_widths`): one of r's `candidates` (n, k) hides all of them, or the parts together hide each
+    sampled point (`_fused_cover`; sampled[r] = (i, j) of `across` (n, i), `heights` (n, j)): the lemma of
+    `hidden.parts_crossing_every_segment`, a plane of each part keeping the eyes, and one the templates' piece, more
+    than `trim` outside it. The part that hid r's last tile is tried first (70% of pagoda-rocks' tiles), the others
+    where their shadows from the tile's first eye fall (`_shadows`), the point r's last tile failed on first."""
     eyes = np.empty((local.shape[1], 3))
     hull, piece = np.empty((12, 3)), np.empty((12, 3))
     axis, whole, span = np.empty(2), np.empty(4), np.empty(4)
@@ -320,12 +324,11 @@ def _eye_sides(eye, candidates, normals, offsets, faces, trim, eye_out, eye_side
 @numba.njit(cache=True, nogil=True)
 def _shadows(eye, candidates, bounds, centre, z, axis, shadow) -> None:
     """Where on the template (placed by `centre`, `z`, `axis`) each candidate part of one eye (1, 3) may hide a
-    point, from the corners of the part's box `bounds` (p, 6): shadow[k] = (kind, least across, most across, least
-    height, most height), across and height as `_lattice_point` measures them. `SHADOW_INSIDE`: only inside that
-    rectangle, as the box lies between the eye's vertical plane and the template's, so a segment from the eye that
-    crosses the part ends inside the box's central projection onto the template; `SHADOW_NOWHERE`: the box lies
-    behind the eye or beyond the template; `SHADOW_ANYWHERE`: as far as this tells (the box reaches either plane).
-    A cheap test that spares most exact ones: on table-c's heatmap 82% of the screen's tests, a fifth of its time."""
+    point, from the corners of its box `bounds` (p, 6): shadow[k] = (kind, least, most across, least, most height),
+    as `_lattice_point` measures them. `SHADOW_INSIDE`: only in that rectangle, as the box lies between the eye's
+    vertical plane and the template's, so a segment from the eye that crosses the part ends inside the box's central
+    projection onto the template; `SHADOW_NOWHERE`: the box lies behind the eye or beyond the template;
+    `SHADOW_ANYWHERE`: it reaches either plane. Cheap, it spares most exact tests (82% on table-c's heatmap)."""
     normal_x, normal_y = -axis[1], axis[0]  # horizontal, across the template
     depth = (centre[0] - eye[0, 0]) * normal_x + (centre[1] - eye[0, 1]) * normal_y
     if depth < 0:
