@@ -201,3 +201,64 @@ def test_a_rim_a_single_precision_step_off_its_plane_is_sealed_by_the_face_it_li
     assert (len(surface.rims), len(surface.open_rims)) == (2, 0) and compute_mesh_parts(mesh).coverage > 0.8
     rng = np.random.default_rng(12)
     assert blocked(mesh, *lines_through_boxes(compute_mesh_parts(mesh).boxes, 300, 20_000, rng)).all()
+
+
+def open_slab(low: float, high: float, x: tuple[float, float], open_side: int) -> trimesh.Trimesh:
+    """A slab from x[0] to x[1] (80 mm deep in y, z from `low` to `high`) without its side facing `open_side` along
+    x (+1 or -1): one open part, as kits leave faces out where another body stands."""
+    box = trimesh.creation.box([x[1] - x[0], 80, high - low])
+    box.apply_translation([(x[0] + x[1]) / 2, 0, (low + high) / 2])
+    box.update_faces(box.face_normals[:, 0] * open_side < 0.5)
+    box.remove_unreferenced_vertices()
+    return box
+
+
+def pillar(x: float, y: float, low: float, high: float) -> trimesh.Trimesh:
+    """A tube 6 mm wide from z = `low` to `high`, open at both ends (a kit's post without its end faces)."""
+    tube = trimesh.creation.cylinder(radius=3, height=high - low, sections=12)
+    tube.update_faces(np.abs(tube.face_normals[:, 2]) < 0.5)
+    tube.remove_unreferenced_vertices()
+    return tube.apply_translation([x, y, (low + high) / 2])
+
+
+def feet_in_floor() -> trimesh.Trimesh:
+    """Two posts whose open feet lie 5 mm deep inside a floor slab left open at its far +x side."""
+    posts = [pillar(-20, y, -5, 40) for y in (-20, 20)]
+    return trimesh.util.concatenate([open_slab(-10, 0, (-40, 40), 1), *posts])
+
+
+def test_open_feet_inside_an_open_floor_are_no_way_out_and_the_floor_between_them_keeps_its_boxes():
+    """The floor is open (at its far side), so no closed body holds the posts' feet; but on both sides of each foot's
+    cap lies the capped solid (the floor below, floor and post above), so no segment leaves the solid there
+    (`seals.enclosed`): only the floor's open side and the posts' tops are holes, the floor between the feet (a
+    strip the hull of the two feet would have taken) is in a box, and lines through the boxes all hit the mesh
+    (Embree on the full mesh)."""
+    mesh = feet_in_floor()
+    rims = mesh_surface(mesh).open_rims
+    assert sorted(round(float(rim[:, 2].max())) for rim in rims) == [0, 40, 40]
+    parts = compute_mesh_parts(mesh)
+    between = np.array([-20.0, 0.0, -5.0])
+    assert ((parts.boxes[:, :3] < between) & (parts.boxes[:, 3:] > between)).all(axis=1).any()
+    assert blocked(mesh, *lines_through_boxes(parts.boxes, 150, 20_000, np.random.default_rng(13))).all()
+
+
+def test_a_foot_half_over_the_floors_edge_stays_a_way_out():
+    """A post standing across the floor's closed edge (x = 40; the post's axis at 39) with its foot 5 mm down: the
+    floor's side face cuts the foot's cap in two, and below the outer part is air, so the foot stays a hole (a segment
+    from below may come up the post); lines through the boxes all hit the mesh."""
+    mesh = trimesh.util.concatenate([open_slab(-10, 0, (-40, 40), -1), pillar(39, 0, -5, 40)])
+    rims = mesh_surface(mesh).open_rims
+    assert sorted(round(float(rim[:, 2].max())) for rim in rims) == [-5, 0, 40]
+    parts = compute_mesh_parts(mesh)
+    assert blocked(mesh, *lines_through_boxes(parts.boxes, 150, 20_000, np.random.default_rng(14))).all()
+
+
+def test_a_foot_half_on_the_floors_top_and_half_inside_a_higher_slab_is_no_way_out():
+    """A post's foot at the floor's top (z = 0) across where a slab 2 mm higher begins (x = 40): on the floor's side
+    the floor's top face covers the cap, a segment crossing there meets it; on the other side the higher slab holds
+    the cap, the solid on both sides of it. Neither face covers the whole cap, but no segment leaves through it."""
+    floor = trimesh.util.concatenate([open_slab(-10, 0, (-40, 40), -1), open_slab(-10, 2, (40, 60), 1)])
+    mesh = trimesh.util.concatenate([floor, pillar(40, 0, 0, 40)])
+    assert sorted(round(float(rim[:, 0].min())) for rim in mesh_surface(mesh).open_rims) == [-40, 37, 60]
+    parts = compute_mesh_parts(mesh)
+    assert blocked(mesh, *lines_through_boxes(parts.boxes, 150, 20_000, np.random.default_rng(15))).all()

@@ -28,12 +28,13 @@ A mesh that is not watertight has no inside of its own. Its holes are closed by 
 middle), which gives a closed surface S'; but a segment may leave S' through a cap, where the mesh has nothing. A
 segment through a box leaves the capped solid on both sides of it, each time through the mesh or a cap; if through
 caps both times, the part of it between those two caps lies in the convex hull of their rims. So the voxels that
-may meet the hull of any two rims (or of one) are taken out before boxes are grown (`through_holes`), and every
-segment through a box that is left meets the mesh itself. A cap that lies on faces of the mesh (a wall's open top
-under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces. Each open part is
-capped on its own, and two holes are taken together only when their parts may reach each other inside (`reaches`:
-a segment crossing no face goes from one part's inside to another's only where they overlap, or through holes of
-both in the plane where they touch). Open parts that caps cannot close consistently are skipped and counted.
+may meet the hull of any two rims (or of one) are taken out before boxes are grown (`passages.through_holes`), and
+every segment through a box that is left meets the mesh itself. A cap that lies on faces of the mesh (a wall's open
+top under its roof's underside: `seals`) is no way out: a segment crossing it meets those faces; nor is one with the
+capped solid on both sides of it (a post's open foot inside the floor it stands in: `seals.enclosed`). Each open
+part is capped on its own, and two holes are taken together only when their parts may reach each other inside
+(`reaches`: a segment crossing no face goes from one part's inside to another's only where they overlap, or through
+holes of both in the plane where they touch). Open parts that caps cannot close consistently are skipped and counted.
 
 The proofs assume segments end outside the solid: lofkit warns about troopers whose volumes cut into solid scenery.
 """
@@ -48,16 +49,15 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import trimesh
 from scipy import ndimage
-from scipy.spatial import ConvexHull
 
-from lofkit.geometry import cache, seals, star, voxels
-from lofkit.geometry.seals import flat_planes, sealed_rims, welded
+from lofkit.geometry import cache, passages, seals, star, voxels
+from lofkit.geometry.passages import through_holes
+from lofkit.geometry.seals import enclosed, flat_planes, sealed_rims, welded
 from lofkit.geometry.star import kernel_volume
 from lofkit.geometry.voxels import (
     boxes_clear,
     first_voxels,
     grow_boxes,
-    mark_near_hull,
     surface_voxels,
     winding_numbers,
 )
@@ -76,8 +76,6 @@ KERNEL_FACES = 128
 """Faces a component may have for its kernel to be its part: every part has as many planes as the one with the most."""
 MIN_BOX_VOLUME = 2.0
 """Boxes smaller than this (mm^3) prove too little to be worth testing."""
-HULL_SLACK = 1e-6
-"""Each plane of a hull of holes is moved out by this (mm), so that joggling the points never shrinks it."""
 MARGIN = 1e-3
 """Each box is shrunk by this (mm) on every side, against rounding in the placement."""
 BOTTOM_LAYERS = 4
@@ -133,15 +131,16 @@ def parts_cached(mesh: trimesh.Trimesh) -> bool:
 
 @functools.cache
 def code_digest() -> str:
-    """A digest of the code that computes the parts (this module's and `voxels`' source, and trimesh's version),
-    read once per process: changed code never reads parts the old code saved."""
-    return cache.code_digest(trimesh.__version__, (__file__, voxels.__file__, seals.__file__, star.__file__))
+    """A digest of the code that computes the parts (the source of this module and of those it builds on, and
+    trimesh's version), read once per process: changed code never reads parts the old code saved."""
+    files = (__file__, voxels.__file__, seals.__file__, star.__file__, passages.__file__)
+    return cache.code_digest(trimesh.__version__, files)
 
 
 def mesh_key(mesh: trimesh.Trimesh) -> str:
     """A digest of the mesh's vertices and faces, of the construction's settings and of its code (`code_digest`)."""
-    settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, HULL_SLACK, MARGIN, BOTTOM_LAYERS, LOOKUP,
-                seals.WELD_STEPS, KERNEL_SHARE, KERNEL_FACES)
+    settings = (MAX_VOXELS, MIN_PITCH, GRID_LIMIT, MAX_BOXES, MIN_BOX_VOLUME, passages.HULL_SLACK, passages.THICKNESS,
+                MARGIN, BOTTOM_LAYERS, LOOKUP, seals.WELD_STEPS, KERNEL_SHARE, KERNEL_FACES)
     return cache.mesh_key("parts", mesh, f"{code_digest()} {settings!r}")
 
 
@@ -209,6 +208,10 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     flat = [set() for _ in open_faces]
     for rim, part in zip(rims, owner):
         flat[part] |= flat_planes(rim)
+    capped = np.concatenate([mesh.triangles[_joined(closed + open_faces)], caps])
+    starts = len(capped) - len(caps) + np.concatenate([[0], np.cumsum([len(rim) for rim in rims], dtype=np.int64)])
+    for k in np.flatnonzero(~sealed):
+        sealed[k] = enclosed(capped, starts[k], starts[k + 1], rims[k])
     reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces], flat)
     kept = np.flatnonzero(~sealed)
     return Surface(component, convex_volume, beyond_kernels, _joined(closed + open_faces), caps, tuple(rims),
@@ -348,9 +351,8 @@ def compute_mesh_parts(mesh: trimesh.Trimesh) -> MeshParts:
     boxes = np.hstack([origin + cells[:, :3] * pitch + MARGIN, origin + cells[:, 3:] * pitch - MARGIN])
     lower_to_the_bottom(boxes, cells, triangles, holes)
     return MeshParts(surface.component, surface.convex_volume, boxes, box_lookup(cells, shape), origin,
-                     LOOKUP * pitch, abs(float(signed)) + surface.beyond_kernels, float(covered.sum()) * pitch**3, pitch,
-                     len(surface.rims),
-                     surface.skipped)
+                     LOOKUP * pitch, abs(float(signed)) + surface.beyond_kernels, float(covered.sum()) * pitch**3,
+                     pitch, len(surface.rims), surface.skipped)
 
 
 def lower_to_the_bottom(boxes: np.ndarray, cells: np.ndarray, triangles: np.ndarray, holes: np.ndarray) -> None:
@@ -378,27 +380,6 @@ def _box_inputs(inside: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     depth = np.empty(inside.shape, dtype=np.int16)  # at most half the grid's smallest side (< GRID_LIMIT ** (1 / 3))
     voxels.chessboard_depth(inside, depth)
     return table, voxels.deepest_first(depth), np.zeros(inside.shape, dtype=bool)
-
-
-def through_holes(rims: tuple[np.ndarray, ...], reach: tuple[int, ...], origin: np.ndarray, pitch: float,
-                  shape: tuple[int, int, int]) -> np.ndarray:
-    """Voxels that may meet the convex hull of two holes' rims (or of one's): a segment that leaves the capped solid
-    through caps on both sides of a point runs, between those caps, inside such a hull; a segment through any
-    other point inside leaves it through the mesh itself on one side at least. Holes the mesh's own faces cover
-    (`seals`) are no way through and are not given; two holes are taken together only when their open parts may
-    reach each other inside (the same `reach`: `reaches`)."""
-    marked = np.zeros(shape, dtype=bool)
-    for i in range(len(rims)):
-        for j in range(i, len(rims)):
-            if reach[i] != reach[j]:
-                continue
-            points = np.vstack([rims[i], rims[j]])
-            hull = ConvexHull(points, qhull_options="QJ")
-            planes = np.column_stack([hull.equations[:, :3], -hull.equations[:, 3] + HULL_SLACK])
-            lo = np.clip(np.floor((points.min(axis=0) - origin) / pitch).astype(np.int64) - 1, 0, None)
-            hi = np.minimum(np.floor((points.max(axis=0) - origin) / pitch).astype(np.int64) + 1, np.array(shape) - 1)
-            mark_near_hull(np.ascontiguousarray(planes), origin, pitch, lo, hi, marked)
-    return marked
 
 
 def box_lookup(cells: np.ndarray, shape: tuple[int, int, int]) -> np.ndarray:

@@ -10,10 +10,12 @@ and their caps, turned opposite ways, cancel: the capped solid goes on through t
 change across two caps over one place facing opposite ways), and a segment crossing them does not leave it there.
 A cap buried inside a closed body of the mesh (the open end of a peg set into a beam) seals its hole too: a segment
 that leaves through it is inside that body, and leaves it through the body's faces, since segments end outside the
-solid. Such rims need not be kept out of the boxes (`inner.through_holes`). Coordinates a few single-precision
-steps apart are one, and vertices that then coincide one vertex (`welded`): an export in single precision may write
-a rim and the face it lies on, or the two ends of one seam, a step apart, which leaves a crack no wider than that
-(Embree, which casts in single precision, hardly resolves it) and a rim in no plane. The test is then exact: the
+solid; and so does one with the capped solid on both of its sides wherever no face lies on it (`enclosed`: a post's
+open foot inside an open floor, its cap cut by the floor's faces). Such rims need not be kept out of the boxes
+(`passages.through_holes`). Coordinates a few single-precision steps apart are one, and vertices that then coincide
+one vertex (`welded`): an export in single precision may write a rim and the face it lies on, or the two ends of one
+seam, a step apart, which leaves a crack no wider than that (Embree, which casts in single precision, hardly resolves
+it) and a rim in no plane. The test is then exact: the
 rim lies in a plane x, y or z = c (every vertex exactly there) and so does every vertex of the faces that cover its
 cap, which shapely checks in that plane; caps that cancel may lie a rounding apart (`OVERLAP`), each inside the
 other's solid, with no vertex of the mesh between them.
@@ -224,11 +226,69 @@ def _covered(cover: np.ndarray, cap: np.ndarray, axis: int) -> bool:
     if len(cover) == 0:
         return False
     kept = [a for a in range(3) if a != axis]
-    faces = shapely.union_all([shapely.Polygon(t) for t in cover[:, :, kept] if _area(t) > 0])
-    hole = shapely.union_all([shapely.Polygon(t) for t in cap[:, :, kept] if _area(t) > 0])
+    faces, hole = _shadow(cover, kept), _shadow(cap, kept)
     return hole.area > 0 and hole.difference(faces).area <= UNCOVERED * hole.area
 
 
 def _area(corners: np.ndarray) -> float:
     (x0, y0), (x1, y1), (x2, y2) = corners
     return abs((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)) / 2
+
+
+def enclosed(capped: np.ndarray, first: int, last: int, rim: np.ndarray) -> bool:
+    """Whether the cap `capped[first:last]` of a hole whose `rim` lies in a plane x, y or z = c has the capped solid
+    (the closed surface `capped`: faces and caps) on both of its sides wherever a segment may cross it without
+    meeting a face: a pillar's open foot inside the floor it stands in. A segment that leaves the capped solid
+    through a cap passes from a point inside to one outside (winding number 0), so it never leaves through this one.
+    Where faces lie on the cap, in its plane, a segment crossing there meets them; the rest of the cap is cut along
+    the lines where other faces meet its plane into cells, and off those lines no face meets the cap, so on each side
+    of a cell the winding number is the same all over it: it is taken just beside a point of each cell (`APART` /
+    2 away, every face further than `APART` from the point)."""
+    planes = sorted(flat_planes(rim))
+    if not planes:
+        return False
+    axis, level = planes[0]
+    kept = [a for a in range(3) if a != axis]
+    cap = capped[first:last]
+    low, high = cap.reshape(-1, 3).min(axis=0) - APART, cap.reshape(-1, 3).max(axis=0) + APART
+    near = ((capped.max(axis=1) >= low) & (capped.min(axis=1) <= high)).all(axis=1)
+    near[first:last] = False
+    others = capped[near]
+    flat = (others[:, :, axis] == level).all(axis=1)
+    hole = _shadow(cap, kept)
+    uncovered = hole.difference(_shadow(others[flat], kept))
+    if uncovered.area <= UNCOVERED * hole.area:
+        return True
+    meeting = others[~flat & (others[:, :, axis].min(axis=1) <= level) & (others[:, :, axis].max(axis=1) >= level)]
+    traces = [_trace(t, axis, level, kept) for t in meeting]
+    lines = shapely.union_all([uncovered.boundary, *(trace for trace in traces if trace is not None)])
+    cells = [cell for cell in shapely.get_parts(shapely.polygonize(shapely.get_parts(lines)))
+             if uncovered.contains(cell.representative_point())]
+    if abs(sum(cell.area for cell in cells) - uncovered.area) > UNCOVERED * hole.area:
+        return False  # the cells do not make up the cap: rounding in the overlay
+    points = np.zeros((len(cells), 3))
+    points[:, kept] = [cell.representative_point().coords[0] for cell in cells]
+    points[:, axis] = level
+    if len(others):
+        pairs = np.repeat(others, len(points), axis=0), np.tile(points, (len(others), 1))
+        if (np.linalg.norm(trimesh.triangles.closest_point(*pairs) - pairs[1], axis=1) <= APART).any():
+            return False
+    beside = np.concatenate([points, points])
+    beside[:, axis] += np.repeat([APART / 2, -APART / 2], len(points))
+    winding = winding_numbers(np.require(capped, float, "CW"), beside)
+    return bool(((np.abs(winding - np.round(winding)) < 0.25) & (np.round(winding) != 0)).all())
+
+
+def _shadow(triangles: np.ndarray, kept: list[int]) -> shapely.Geometry:
+    """The union of `triangles` (t, 3, 3) seen along the axis not in `kept`."""
+    return shapely.union_all([shapely.Polygon(t) for t in triangles[:, :, kept] if _area(t) > 0])
+
+
+def _trace(triangle: np.ndarray, axis: int, level: float, kept: list[int]) -> shapely.LineString | None:
+    """Where a triangle (3, 3) that is not flat in the plane `axis` = `level` meets it: a segment (None: a point)."""
+    height = triangle[:, axis] - level
+    points = [triangle[i] for i in range(3) if height[i] == 0]
+    points += [triangle[i] + (triangle[j] - triangle[i]) * (height[i] / (height[i] - height[j]))
+               for i, j in ((0, 1), (1, 2), (2, 0)) if height[i] * height[j] < 0]
+    ends = np.unique(np.array(points)[:, kept], axis=0)
+    return shapely.LineString(ends[[0, -1]]) if len(ends) > 1 else None

@@ -272,28 +272,6 @@ def first_voxels(labels: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
-@numba.njit(cache=True)
-def mark_near_hull(planes: np.ndarray, origin: np.ndarray, pitch: float, lo: np.ndarray, hi: np.ndarray,
-                   marked: np.ndarray) -> None:
-    """Mark every voxel with indices in [lo, hi] that may meet the convex set {x: planes[:, :3] . x <= planes[:, 3]}
-    (one that meets it is in every plane's half-space grown by the cube's reach along the plane's normal)."""
-    e = 0.5 * pitch * (1.0 + _GROW)
-    for i in range(lo[0], hi[0] + 1):
-        x = origin[0] + (i + 0.5) * pitch
-        for j in range(lo[1], hi[1] + 1):
-            y = origin[1] + (j + 0.5) * pitch
-            for k in range(lo[2], hi[2] + 1):
-                z = origin[2] + (k + 0.5) * pitch
-                meets = True
-                for f in range(len(planes)):
-                    n = planes[f]
-                    if n[0] * x + n[1] * y + n[2] * z - e * (abs(n[0]) + abs(n[1]) + abs(n[2])) > n[3]:
-                        meets = False
-                        break
-                if meets:
-                    marked[i, j, k] = True
-
-
 @numba.njit(cache=True, inline="always")
 def _segment_meets_box(start: np.ndarray, end: np.ndarray, box: np.ndarray) -> bool:
     """Whether the segment from `start` to `end` meets the closed box (6: lowest and highest corners)."""
