@@ -267,9 +267,9 @@ def _joined(groups: list[np.ndarray]) -> np.ndarray:
 def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray | None, tuple[np.ndarray, ...]]:
     """Triangles (t, 3, 3) that close every hole of a surface (none when it is closed): each rim edge (u, v), an edge
     of one face only, joined to the middle of its rim's vertices as the triangle (v, u, middle), so that every edge
-    ends up shared by two faces, once each way; and each rim's vertices. (None, ()) when that does not close the
-    surface consistently (an edge of three faces or more, two faces running along an edge the same way, rims that
-    cross)."""
+    is used as often one way as the other (where two holes touch at a vertex, it starts two rim edges and ends two);
+    and each rim's vertices, one per rim edge (its start) and so one per cap triangle. (None, ()) when that does not
+    close the surface consistently (an edge of three faces or more, two faces running along an edge the same way)."""
     directed = faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2)
     edge = trimesh.grouping.hashable_rows  # an edge as one integer: np.unique on rows is ~4x slower
     keys, uses = np.unique(edge(np.sort(directed, axis=1)), return_inverse=True)
@@ -279,8 +279,6 @@ def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray
     rim = directed[counts[uses] == 1]
     if len(rim) == 0:  # closed already
         return np.zeros((0, 3, 3)), ()
-    if len(np.unique(rim[:, 0])) != len(rim) or len(np.unique(rim[:, 1])) != len(rim):
-        return None, ()
     groups = trimesh.graph.connected_components(rim, min_len=1)
     rims, caps = [], []
     for group in groups:
@@ -289,7 +287,7 @@ def caps_over_holes(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray
         edges = rim[mine]
         caps.append(np.stack([vertices[edges[:, 1]], vertices[edges[:, 0]],
                               np.broadcast_to(middle, (len(edges), 3))], axis=1))
-        rims.append(vertices[group])
+        rims.append(vertices[edges[:, 0]])
     return np.concatenate(caps), tuple(rims)
 
 
