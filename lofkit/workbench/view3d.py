@@ -23,9 +23,10 @@ TERRAIN_URL = "/workbench/terrain.glb"
 """Where the page finds the terrain's glTF (`?v=` names the terrain, so a browser never shows a stale one)."""
 ORBIT_FPS = 20
 """How often three.js draws the open 3D view while the pointer is on it (orbiting, zooming)."""
-IDLE_FPS = 2
-"""How often it draws it otherwise: a browser without a GPU draws each frame on the CPU the page's taps need, and a
-change (a new verdict, a move) still shows within half a second."""
+IDLE_FPS = 1
+"""How often it draws it otherwise: a browser without a GPU draws each frame on the CPU the page's taps need (a
+frame of a scan's 100,000 triangles held the next verdict up by about 0.3 s at twice a second), and a change (a
+new verdict, a move) still shows within a second."""
 SECTIONS = 24
 """Sides of a trooper's cylinder."""
 PROPOSED_OPACITY = 0.35
