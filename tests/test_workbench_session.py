@@ -222,6 +222,43 @@ def test_the_live_matrix_is_brought_up_to_date_by_one_thread_at_a_time(session, 
     assert updating.most == 1 and answers[0] == answers[1] == answers[2] == session.matrix(recompute_all=True)
 
 
+def test_waiting_for_the_matrix_holds_no_thread_and_verdicts_come_meanwhile(session, monkeypatch):
+    """The page asks for the rings' matrix each time a trooper is tapped alone; while the matrix is worked out, those
+    waits hold none of the threads that answer verdicts (a player tapping eight troopers waited for the matrix before
+    seeing the eighth verdict), and every wait gets the same matrix once it is done."""
+    from lofkit.rules.live import LiveMatrix
+
+    started, gate = threading.Event(), threading.Event()
+    first = LiveMatrix.__init__
+
+    def held(self, world) -> None:
+        started.set()
+        gate.wait(60)
+        first(self, world)
+
+    monkeypatch.setattr(LiveMatrix, "__init__", held)
+    waits = [session.live_matrix() for _ in range(12)]
+    assert started.wait(60) and not any(wait.done() for wait in waits)
+    assert session.check("fusilier", "iguana") == check(World.from_scene(load_scene(RULEBOOK)), "fusilier",
+                                                        "iguana").to_dict()
+    gate.set()
+    assert all(wait.result(60) == session.matrix(recompute_all=True) for wait in waits)
+
+
+def test_the_matrix_and_the_pictures_yield_the_cpu_to_verdicts(session):
+    """Their threads run at a lower priority than the threads that answer verdicts (Linux niceness)."""
+    import os
+
+    from lofkit.workbench.session import BACKGROUND_NICENESS
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    mine = niceness()
+    assert session._ringer.submit(niceness).result() == session._renderer.submit(niceness).result()
+    assert session._renderer.submit(niceness).result() == min(mine + BACKGROUND_NICENESS, 19)
+
+
 def test_the_same_question_of_the_same_scene_is_answered_once(session, monkeypatch):
     """Several players (or the page, then the API) asking the same check or the same AROs of one scene are answered
     from the first answer, also after an undo back to it; a change to the scene, or another path, is asked anew."""

@@ -4,8 +4,9 @@ fold drawn only while open), a verdict panel, and forms to change the table.
 - Tap a trooper: rings mark who has LoF to it and from it, and its front arc shows; tap another: the verdict
   between them, its evidence drawn (the line from the eye to the seen square, or what blocks, outlined) and the
   picture from the first one's eye; "Ruling page" writes the page `lofkit report` would and opens it.
-- Changes, the matrix behind the rings, the verdict and the AROs are carried out off the page's event loop
-  (`run.io_bound`), so one page's long work never holds up another player's; the page says it is working until
+- Changes, the verdict and the AROs are carried out off the page's event loop (`run.io_bound`), and the matrix
+  behind the rings on its own thread (`Session.live_matrix`, awaited without holding one of those threads), so one
+  page's long work never holds up another player's, nor its own next verdict; the page says it is working until
   answers come.
 - Drag a trooper to move it (a position the scene refuses snaps back, with the reason); turn the selected one;
   undo and redo; save the scene (never over a file unless asked).
@@ -19,6 +20,7 @@ fold drawn only while open), a verdict panel, and forms to change the table.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import tempfile
 from pathlib import Path
@@ -208,7 +210,7 @@ class Workbench:
 
     async def _work_out_rings(self, trooper_id: str, version: int) -> None:
         """The live matrix, off the event loop; the rings drawn if the page still shows that trooper alone."""
-        answer = await run.io_bound(self.session.matrix)
+        answer = await asyncio.wrap_future(self.session.live_matrix())
         self.rings, self.rings_asked = (trooper_id, version, who_sees(answer, trooper_id)), None
         self.working.text = ""
         if self.marks.selected == [trooper_id]:

@@ -13,8 +13,10 @@ is not safe to share has one owner:
   at once are ordered, the last one accepted wins, and the version counts exactly the accepted changes;
 - a question reads `self.world` once and answers on that snapshot: a World is never changed once built, so a change
   made meanwhile replaces it without disturbing the answer;
-- the live matrix is brought up to date by one thread at a time (`_matrix`); others wait for its answer;
+- the live matrix is brought up to date on one thread of its own (`_ringer`); others wait for its answer;
 - every picture is drawn on one thread of its own (`_renderer`): VTK and its OpenGL context are not thread-safe.
+Both threads yield the CPU to verdicts and to the browser (`_yielding`): the rings and the eye picture follow the
+verdict, and never hold it up.
 The answers to `check`, `aro` and `picture` are kept with the World they were asked of (the last `KEPT_WORLDS`): the
 same question asked again of the same table (by another player, by the page and then the API, after an undo) is
 answered at once, and one asked while another caller works it out waits for that answer.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import subprocess
 import sys
 import threading
@@ -92,8 +95,8 @@ class Session:
         self._undo: list[World] = []
         self._redo: list[World] = []
         self._changing = threading.RLock()
-        self._matrix = threading.Lock()
-        self._renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-render")
+        self._ringer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-matrix", initializer=_yielding)
+        self._renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-render", initializer=_yielding)
 
     @property
     def world(self) -> World:
@@ -226,13 +229,21 @@ class Session:
         """Exactly `lofkit matrix --json`, from the live matrix (`recompute_all`: from scratch, for benchmarks)."""
         if recompute_all:
             return matrix(self.world, evidence=False).to_dict()
-        with self._matrix:
-            live, world = self._live, self.world
-            if live is None or live.world.troopers.ids != world.troopers.ids:
-                self._live = LiveMatrix(world)  # troopers added or removed: start over
-            elif live.world is not world:
-                live.update(world)  # troopers changed, or terrain: only the pairs they may have changed
-            return self._live.result.to_dict()
+        return self.live_matrix().result()
+
+    def live_matrix(self) -> Future:
+        """`matrix()`'s answer to come, worked out on the matrix's own thread (`_ringer`), for a caller that must hold
+        no thread while it waits: the page, whose checks share a small pool of threads with its waits."""
+        return self._ringer.submit(self._live_matrix)
+
+    def _live_matrix(self) -> dict:
+        """The live matrix brought up to date with the current World (on `_ringer`'s thread)."""
+        live, world = self._live, self.world
+        if live is None or live.world.troopers.ids != world.troopers.ids:
+            self._live = LiveMatrix(world)  # troopers added or removed: start over
+        elif live.world is not world:
+            live.update(world)  # troopers changed, or terrain: only the pairs they may have changed
+        return self._live.result.to_dict()
 
     def aro(self, active: str, path: list[tuple[float, float]] | None = None) -> dict:
         """Exactly `lofkit aro --json`."""
@@ -380,6 +391,7 @@ class Session:
     def close(self) -> None:
         """A clean exit: the renderer's thread ends and the journal goes (what was not saved is let go)."""
         self._renderer.shutdown(wait=False, cancel_futures=True)
+        self._ringer.shutdown(wait=False, cancel_futures=True)
         if self.journal is not None:
             self.journal.remove()
 
@@ -392,3 +404,16 @@ def unused_id(stem: str, taken) -> str:
     return f"{stem}-{k}"
 
 
+BACKGROUND_NICENESS = 10
+"""How much lower than the rest of the server the matrix's and the pictures' threads run (Linux niceness): without a
+GPU, a picture of a scanned table is a core-second of software rendering (its threads are the picture thread's
+children), and its matrix 15 s of both cores, which slowed the next verdict the page asked for."""
+
+
+def _yielding() -> None:
+    """Lower the calling thread's priority by `BACKGROUND_NICENESS` (on Linux a thread has a niceness of its own, and
+    the threads it starts take it on); where that cannot be done, leave it."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
+    except (AttributeError, OSError):
+        pass
