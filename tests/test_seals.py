@@ -264,6 +264,16 @@ def test_a_foot_half_on_the_floors_top_and_half_inside_a_higher_slab_is_no_way_o
     assert blocked(mesh, *lines_through_boxes(parts.boxes, 150, 20_000, np.random.default_rng(15))).all()
 
 
+def test_a_foot_on_the_open_underside_of_a_slab_stays_a_way_out():
+    """A post through a slab left open underneath, both open at z = 0: the slab's cap over the post's foot, in the
+    same plane, is no face a segment would meet, and below both is air, so the foot stays a hole."""
+    slab = trimesh.creation.box([80, 80, 10]).apply_translation([0, 0, 5])
+    slab.update_faces(slab.face_normals[:, 2] > -0.5)
+    slab.remove_unreferenced_vertices()
+    mesh = trimesh.util.concatenate([slab, pillar(0, 0, 0, 40)])
+    assert sorted(round(float(rim[:, 2].max())) for rim in mesh_surface(mesh).open_rims) == [0, 0, 40]
+
+
 def test_two_holes_touching_at_one_vertex_are_capped_as_one_rim():
     """A ball missing two faces that meet only at a vertex (the bow tie a scan or a decimated export leaves): that
     vertex starts two rim edges, so the rim is no simple loop; its caps (a fan over every rim edge) still close the

@@ -211,7 +211,7 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
     capped = np.concatenate([mesh.triangles[_joined(closed + open_faces)], caps])
     starts = len(capped) - len(caps) + np.concatenate([[0], np.cumsum([len(rim) for rim in rims], dtype=np.int64)])
     for k in np.flatnonzero(~sealed):
-        sealed[k] = enclosed(capped, starts[k], starts[k + 1], rims[k])
+        sealed[k] = enclosed(capped, starts[0], starts[k], starts[k + 1], rims[k])
     reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces], flat)
     kept = np.flatnonzero(~sealed)
     return Surface(component, convex_volume, beyond_kernels, _joined(closed + open_faces), caps, tuple(rims),

@@ -235,15 +235,17 @@ def _area(corners: np.ndarray) -> float:
     return abs((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)) / 2
 
 
-def enclosed(capped: np.ndarray, first: int, last: int, rim: np.ndarray) -> bool:
+def enclosed(capped: np.ndarray, faces: int, first: int, last: int, rim: np.ndarray) -> bool:
     """Whether the cap `capped[first:last]` of a hole whose `rim` lies in a plane x, y or z = c has the capped solid
-    (the closed surface `capped`: faces and caps) on both of its sides wherever a segment may cross it without
-    meeting a face: a pillar's open foot inside the floor it stands in. A segment that leaves the capped solid
-    through a cap passes from a point inside to one outside (winding number 0), so it never leaves through this one.
-    Where faces lie on the cap, in its plane, a segment crossing there meets them; the rest of the cap is cut along
-    the lines where other faces meet its plane into cells, and off those lines no face meets the cap, so on each side
-    of a cell the winding number is the same all over it: it is taken just beside a point of each cell (`APART` /
-    2 away, every face further than `APART` from the point)."""
+    (the closed surface `capped`: the mesh's `faces` first, then caps) on both of its sides wherever a segment may
+    cross it without meeting a face: a pillar's open foot inside the floor it stands in. A segment that leaves the
+    capped solid through a cap passes from a point inside to one outside (winding number 0), so it never leaves
+    through this one. Where faces of the mesh lie on the cap, in its plane, a segment crossing there meets them; the
+    rest of the cap is cut along the lines where other faces and caps meet its plane into cells, and off those lines
+    nothing meets the cap, so on each side of a cell the winding number is the same all over it: it is taken just
+    beside a point of each cell (`APART` / 2 away, every triangle further than `APART` from the point). A cap of
+    another hole in the same plane is no cover (a segment crossing it meets nothing): its triangles' sides cut cells
+    too, and the points beside a cell lie on either side of it as well."""
     planes = sorted(flat_planes(rim))
     if not planes:
         return False
@@ -255,12 +257,14 @@ def enclosed(capped: np.ndarray, first: int, last: int, rim: np.ndarray) -> bool
     near[first:last] = False
     others = capped[near]
     flat = (others[:, :, axis] == level).all(axis=1)
+    lying = flat & (np.flatnonzero(near) >= faces)  # other caps in the plane: no cover, but they change the sides
     hole = _shadow(cap, kept)
-    uncovered = hole.difference(_shadow(others[flat], kept))
+    uncovered = hole.difference(_shadow(others[flat & ~lying], kept))
     if uncovered.area <= UNCOVERED * hole.area:
         return True
     meeting = others[~flat & (others[:, :, axis].min(axis=1) <= level) & (others[:, :, axis].max(axis=1) >= level)]
     traces = [_trace(t, axis, level, kept) for t in meeting]
+    traces += [shapely.LineString(t[[0, 1, 2, 0]][:, kept]) for t in others[lying]]
     lines = shapely.union_all([uncovered.boundary, *(trace for trace in traces if trace is not None)])
     cells = [cell for cell in shapely.get_parts(shapely.polygonize(shapely.get_parts(lines)))
              if uncovered.contains(cell.representative_point())]
@@ -269,6 +273,7 @@ def enclosed(capped: np.ndarray, first: int, last: int, rim: np.ndarray) -> bool
     points = np.zeros((len(cells), 3))
     points[:, kept] = [cell.representative_point().coords[0] for cell in cells]
     points[:, axis] = level
+    others = others[~lying]  # exactly in the plane: the points beside it lie off it, on either side
     if len(others):
         pairs = np.repeat(others, len(points), axis=0), np.tile(points, (len(others), 1))
         if (np.linalg.norm(trimesh.triangles.closest_point(*pairs) - pairs[1], axis=1) <= APART).any():
