@@ -53,6 +53,10 @@ KEPT_WORLDS = 8
 TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker", "proposed")
 """What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`); `proposed: false` confirms a trooper
 found in a scan or photo."""
+BACKGROUND_NICENESS = 10
+"""How much lower than the rest of the server the matrix's and the pictures' threads run (Linux niceness): without a
+GPU, a picture of a scanned table is a core-second of software rendering (its threads are the picture thread's
+children), and its matrix 15 s of both cores, which slowed the next verdict the page asked for."""
 
 
 class Refused(LofkitError):
@@ -389,7 +393,8 @@ class Session:
         self._now = (world, self.version + 1)
 
     def close(self) -> None:
-        """A clean exit: the renderer's thread ends and the journal goes (what was not saved is let go)."""
+        """A clean exit: the matrix's and the renderer's threads end and the journal goes (what was not saved is let
+        go)."""
         self._renderer.shutdown(wait=False, cancel_futures=True)
         self._ringer.shutdown(wait=False, cancel_futures=True)
         if self.journal is not None:
@@ -402,12 +407,6 @@ def unused_id(stem: str, taken) -> str:
     while f"{stem}-{k}" in taken:
         k += 1
     return f"{stem}-{k}"
-
-
-BACKGROUND_NICENESS = 10
-"""How much lower than the rest of the server the matrix's and the pictures' threads run (Linux niceness): without a
-GPU, a picture of a scanned table is a core-second of software rendering (its threads are the picture thread's
-children), and its matrix 15 s of both cores, which slowed the next verdict the page asked for."""
 
 
 def _yielding() -> None:
