@@ -52,7 +52,7 @@ from scipy import ndimage
 
 from lofkit.geometry import cache, passages, seals, star, voxels
 from lofkit.geometry.passages import through_holes
-from lofkit.geometry.seals import enclosed, flat_planes, sealed_rims, welded
+from lofkit.geometry.seals import flat_planes, sealed_rims, welded
 from lofkit.geometry.star import kernel_volume
 from lofkit.geometry.voxels import (
     boxes_clear,
@@ -204,17 +204,14 @@ def mesh_surface(mesh: trimesh.Trimesh) -> Surface:
         else:
             closed.append(np.asarray(faces))
     caps = np.concatenate(caps) if caps else np.zeros((0, 3, 3))
-    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), solids, out)
+    surface_faces = _joined(closed + open_faces)
+    sealed = sealed_rims(mesh.triangles, caps, tuple(rims), solids, out, mesh.triangles[surface_faces])
     flat = [set() for _ in open_faces]
     for rim, part in zip(rims, owner):
         flat[part] |= flat_planes(rim)
-    capped = np.concatenate([mesh.triangles[_joined(closed + open_faces)], caps])
-    starts = len(capped) - len(caps) + np.concatenate([[0], np.cumsum([len(rim) for rim in rims], dtype=np.int64)])
-    for k in np.flatnonzero(~sealed):
-        sealed[k] = enclosed(capped, starts[0], starts[k], starts[k + 1], rims[k])
     reach = reaches([mesh.vertices[mesh.faces[faces]].reshape(-1, 3) for faces in open_faces], flat)
     kept = np.flatnonzero(~sealed)
-    return Surface(component, convex_volume, beyond_kernels, _joined(closed + open_faces), caps, tuple(rims),
+    return Surface(component, convex_volume, beyond_kernels, surface_faces, caps, tuple(rims),
                    tuple(rims[k] for k in kept), tuple(int(reach[owner[k]]) for k in kept), skipped)
 
 

@@ -15,10 +15,9 @@ open foot inside an open floor, its cap cut by the floor's faces). Such rims nee
 (`passages.through_holes`). Coordinates a few single-precision steps apart are one, and vertices that then coincide
 one vertex (`welded`): an export in single precision may write a rim and the face it lies on, or the two ends of one
 seam, a step apart, which leaves a crack no wider than that (Embree, which casts in single precision, hardly resolves
-it) and a rim in no plane. The test is then exact: the
-rim lies in a plane x, y or z = c (every vertex exactly there) and so does every vertex of the faces that cover its
-cap, which shapely checks in that plane; caps that cancel may lie a rounding apart (`OVERLAP`), each inside the
-other's solid, with no vertex of the mesh between them.
+it) and a rim in no plane. The test is then exact: the rim lies in a plane x, y or z = c (every vertex exactly there)
+and so does every vertex of the faces that cover its cap, which shapely checks in that plane; caps that cancel may
+lie a rounding apart (`OVERLAP`), each inside the other's solid, with no vertex of the mesh between them.
 """
 
 from __future__ import annotations
@@ -85,12 +84,15 @@ def snapped_values(values: np.ndarray, reach: float) -> np.ndarray:
 
 
 def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray, ...],
-                solids: list[np.ndarray] | None = None, out: list[int] | None = None) -> np.ndarray:
+                solids: list[np.ndarray] | None = None, out: list[int] | None = None,
+                surface: np.ndarray | None = None) -> np.ndarray:
     """Whether each hole is sealed: its cap lies on the mesh's faces `triangles` (t, 3, 3), on caps of other holes
     turned the other way and on faces of closed components of it (`solids`, each (s, 3, 3), faces turned out) that
-    hold it, or inside one of those components, clear of its faces (`_buried`). `caps` are the caps of every rim in
-    `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes` makes them; `rims` each hole's vertices;
-    `out` says of each whether its capped part's faces are turned out (1, the default) or in (-1).
+    hold it, or inside one of those components, clear of its faces (`_buried`), or, given the faces of the `surface`
+    that the caps close (s, 3, 3), with that closed surface's solid on both of its sides (`enclosed`). `caps` are the
+    caps of every rim in `rims`' order, one triangle per rim vertex, as `inner.caps_over_holes` makes them; `rims`
+    each hole's vertices; `out` says of each whether its capped part's faces are turned out (1, the default) or in
+    (-1).
 
     Examples
     --------
@@ -112,6 +114,7 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
     bodies = solids or []
     every = np.concatenate(bodies) if bodies else None
     boxes = np.array([[body.min(axis=(0, 1)), body.max(axis=(0, 1))] for body in bodies]).reshape(-1, 2, 3)
+    capped = None if surface is None else np.concatenate([surface, caps])
     sealed = np.zeros(len(rims), dtype=bool)
     for k, plane in enumerate(planes):
         if _buried(cap_of[k], bodies, boxes):
@@ -122,7 +125,9 @@ def sealed_rims(triangles: np.ndarray, caps: np.ndarray, rims: tuple[np.ndarray,
         others = [cap_of[j] for j, other in enumerate(planes) if j != k and other is not None
                   and _cancel(plane, other, triangles, cap_of[k])]
         cover = np.concatenate([in_plane[plane[:2]], *others, _holding(plane, every, triangles, cap_of[k])])
-        sealed[k] = _covered(cover, cap_of[k], plane[0])
+        mine = slice(ends[k] - len(rims[k]), ends[k])
+        sealed[k] = _covered(cover, cap_of[k], plane[0]) or (
+            capped is not None and enclosed(capped, len(surface), mine, plane[0], plane[1]))
     return sealed
 
 
@@ -235,26 +240,23 @@ def _area(corners: np.ndarray) -> float:
     return abs((x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)) / 2
 
 
-def enclosed(capped: np.ndarray, faces: int, first: int, last: int, rim: np.ndarray) -> bool:
-    """Whether the cap `capped[first:last]` of a hole whose `rim` lies in a plane x, y or z = c has the capped solid
-    (the closed surface `capped`: the mesh's `faces` first, then caps) on both of its sides wherever a segment may
-    cross it without meeting a face: a pillar's open foot inside the floor it stands in. A segment that leaves the
-    capped solid through a cap passes from a point inside to one outside (winding number 0), so it never leaves
-    through this one. Where faces of the mesh lie on the cap, in its plane, a segment crossing there meets them; the
-    rest of the cap is cut along the lines where other faces and caps meet its plane into cells, and off those lines
-    nothing meets the cap, so on each side of a cell the winding number is the same all over it: it is taken just
-    beside a point of each cell (`APART` / 2 away, every triangle further than `APART` from the point). A cap of
-    another hole in the same plane is no cover (a segment crossing it meets nothing): its triangles' sides cut cells
-    too, and the points beside a cell lie on either side of it as well."""
-    planes = sorted(flat_planes(rim))
-    if not planes:
-        return False
-    axis, level = planes[0]
+def enclosed(capped: np.ndarray, faces: int, which: slice, axis: int, level: float) -> bool:
+    """Whether a cap in the plane x, y or z (`axis`) = `level` (the triangles `which` of the caps, which follow the
+    mesh's first `faces` triangles in `capped`) has the solid of the closed surface `capped` on both of its sides
+    wherever a segment may cross it without meeting a face: a pillar's open foot inside the floor it stands in. A
+    segment that leaves the capped solid through a cap passes from a point inside to one outside (winding number 0),
+    so it never leaves through this one. Where faces of the mesh lie on the cap, in its plane, a segment crossing
+    there meets them; the rest of the cap is cut along the lines where other faces and caps meet its plane into
+    cells, and off those lines nothing meets the cap, so on each side of a cell the winding number is the same all
+    over it: it is taken just beside a point of each cell (`APART` / 2 away, every triangle further than `APART` from
+    the point). A cap of another hole in the same plane is no cover (a segment crossing it meets nothing): its
+    triangles' sides cut cells too, and the points beside a cell lie on either side of it as well."""
     kept = [a for a in range(3) if a != axis]
-    cap = capped[first:last]
+    mine = slice(faces + which.start, faces + which.stop)
+    cap = capped[mine]
     low, high = cap.reshape(-1, 3).min(axis=0) - APART, cap.reshape(-1, 3).max(axis=0) + APART
     near = ((capped.max(axis=1) >= low) & (capped.min(axis=1) <= high)).all(axis=1)
-    near[first:last] = False
+    near[mine] = False
     others = capped[near]
     flat = (others[:, :, axis] == level).all(axis=1)
     lying = flat & (np.flatnonzero(near) >= faces)  # other caps in the plane: no cover, but they change the sides

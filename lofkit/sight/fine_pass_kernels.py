@@ -165,7 +165,7 @@ def _lattice_segments(eyes, centres, z, axis, half_width, pitch, which, cols, li
                 if not wanted[k, i, j] or settled[which[k], col, line]:
                     continue
                 settled[which[k], col, line] = True
-                across = -half_width + col * pitch[0]  # as `lattice.template_points` places the point
+                across = -half_width + col * pitch[0]  # as `lattice.Lattice.offsets` places the point
                 point[0] = centres[k, 0] + across * axis[k, 0] - eyes[k, 0]
                 point[1] = centres[k, 1] + across * axis[k, 1] - eyes[k, 1]
                 point[2] = z[k] + max(line * pitch[1], trim) - eyes[k, 2]

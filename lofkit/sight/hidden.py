@@ -178,8 +178,8 @@ def sampled_points(volumes, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray
     places = []
     for width, height in kinds.tolist():
         lattice = Lattice(width, height)
-        cols, lines = lattice.strided(COARSE_STRIDES[0])
-        places.append((cols * lattice.pitch[0] / (width / 2) - 1, np.maximum(lines * lattice.pitch[1], END_TRIM)))
+        across, up = lattice.offsets(*lattice.strided(COARSE_STRIDES[0]))
+        places.append((across / (width / 2), up))
     sampled = np.array([[len(u), len(h)] for u, h in places], dtype=np.int64).reshape(-1, 2)
     across, heights = (np.array([np.pad(p[k], (0, sampled[:, k].max() - len(p[k])), mode="edge") for p in places])
                        for k in (0, 1))

@@ -258,7 +258,7 @@ def hidden_tiles(local, counts, centres, z, towards, target_centres, target_z, h
 
 @numba.njit(cache=True, nogil=True)
 def _lattice_point(centre, z, axis, half_width, pitch, col, line, floor, out) -> None:
-    """Lattice point (col, line) of a template, as `lattice.template_points` places it."""
+    """Lattice point (col, line) of a template, as `lattice.Lattice.offsets` places it."""
     across = -half_width + col * pitch[0]
     out[0] = centre[0] + across * axis[0]
     out[1] = centre[1] + across * axis[1]

@@ -70,6 +70,12 @@ class Lattice:
         (cw, ch), (bw, bh) = self.cells, self.block
         return strided_indices(cw, bw, stride), strided_indices(ch, bh, stride)
 
+    def offsets(self, cols: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where lattice columns `cols` lie across the template from its middle, and lines `lines` above its foot
+        (mm): the bottom line just above the supporting surface (`END_TRIM`)."""
+        pw, ph = self.pitch
+        return -self.width / 2 + cols * pw, np.maximum(lines * ph, END_TRIM)
+
     @property
     def fits(self) -> bool:
         """Whether the template holds a 3 x 3 mm square at all."""
@@ -111,10 +117,9 @@ def template_points(
     same for every template ((c,) and (r,)) or one set per template ((n, c) and (n, r))."""
     n = len(centre)
     cols, rows = np.broadcast_to(cols, (n, np.shape(cols)[-1])), np.broadcast_to(rows, (n, np.shape(rows)[-1]))
-    pw, ph = lattice.pitch
-    across = -lattice.width / 2 + cols * pw  # (n, c)
+    across, up = lattice.offsets(cols, rows)  # (n, c), (n, r)
     xy = centre[:, None, :] + across[:, :, None] * axis[:, None, :]  # (n, c, 2)
-    up = z[:, None] + np.maximum(rows * ph, END_TRIM)  # (n, r): the bottom row just above the supporting surface
+    up = z[:, None] + up
     c, r = cols.shape[1], rows.shape[1]
     return np.concatenate(
         [np.broadcast_to(xy[:, :, None, :], (n, c, r, 2)), np.broadcast_to(up[:, None, :, None], (n, c, r, 1))],
