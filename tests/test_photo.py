@@ -11,7 +11,7 @@ from PIL import Image
 from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
-from lofkit.exchange.photo_bases import find_bases
+from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -308,6 +308,30 @@ def test_a_disc_with_nothing_on_it_is_not_proposed():
     found = find_bases(_drawn_table(600, 400, [(200, 200, 40)], figures=False), 600, 400)
     assert [(b.diameter_mm, b.status) for b in found] == [(40, "possible")]
     assert "nothing stands on it" in found[0].reason
+
+
+def test_an_open_barrel_is_hollow_and_a_base_is_not():
+    """Seen from above, an open barrel is a round outline with a dark middle, like a black base; but its edge is its
+    lit wall, lighter than the mouth inside, where a base's edge is its black rim, darker than what stands on it."""
+    per_mm = 2  # 0.5 mm a pixel, the scale bases are looked for at
+    image = np.full((200 * per_mm, 300 * per_mm, 3), (92, 122, 104), np.uint8)
+
+    def disc(x, y, diameter, colour):
+        centre = (round(x * per_mm * 16), round((200 - y) * per_mm * 16))
+        cv2.circle(image, centre, round(diameter / 2 * per_mm * 16), colour, -1, cv2.LINE_AA, shift=4)
+
+    disc(80, 100, 24, (40, 70, 110))  # a brown barrel's wall, 1.8 mm thick round its black mouth
+    disc(80, 100, 0.85 * 24, (15, 15, 15))
+    disc(220, 100, 25, (35, 35, 35))  # a black base with a figure on it
+    disc(220, 100, 8, (70, 150, 205))
+    found = {round(b.position[0]): b for b in find_bases(image, 300, 200)}
+    assert found[220].status == "base" and found[220].hollow <= 0
+    assert found[80].hollow > HOLLOW_EDGE
+    # Seen from high above, the sliver of its side makes the wall look like a base's top round a dark figure, and
+    # the band a rim is looked for in reaches the mouth (photo 11 of the contact sweep): only `hollow` tells.
+    assert judge(0.83, 1.04, 0.31, 1.0, 57.5, 1.0, found[80].hollow) == (
+        "possible", f"its edge is lighter than its inside ({found[80].hollow:.2f}): something hollow, not a black rim")
+    assert judge(0.83, 1.04, 0.31, 1.0, 57.5, 1.0, found[220].hollow) == ("base", "")
 
 
 def _textured_scene(tmp_path, image_name="top.png"):

@@ -13,8 +13,8 @@ height, so a base shows its bottom rim towards the camera and its top rim, 3 mm 
 brings that rim down (`top_rim_down`), so the circle is the base where it stands. A round outline is proposed only
 when it looks like a base on the table (`judge`, on the cues of `photo_cues`): round once brought down (a head or a
 barrel is stretched away from the camera), the table showing beyond its near side (not a roof, nor the side of a
-barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, and a figure in
-its middle (not a flat token or a lid).
+barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
+lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid).
 """
 
 from __future__ import annotations
@@ -110,9 +110,12 @@ STRETCH_SLACK = 0.06
 a ball (a head) or an upright cylinder (a barrel), whose side the orthophoto stretches away from the camera."""
 MIN_GROUND = 0.5
 """A base shows the table beyond at least this share of its near side (a neighbour or a wall may hide the rest)."""
-DARK_RIM = 0.5
+DARK_RIM = 0.4
 """A base's rim is at most this share of the mat's lightness: black plastic shows under 0.35 of it in light or
 shade, through the blur of a slanted photo; a face, a painted barrel, a coloured token show more."""
+HOLLOW_EDGE = 0.15
+"""A base's edge is not lighter than its inside by more than this share of the mat's lightness (under 0.1 in light
+or shade): its black rim is its darkest part. A hollow's lit wall round its dark inside is 0.25 and more lighter."""
 MIN_FIGURE = 7.0
 """A base's middle differs from its top by at least this colour distance (`photo_cues`): a figure stands there. A
 flat token or a lid, one colour, differs by under 5 (light, noise, JPEG); a figure by 10 and more."""
@@ -144,6 +147,8 @@ class FoundBase:
     """The share of its near side beyond which the table shows."""
     figure: float = 0.0
     """How far the colour of its middle is from its top's."""
+    hollow: float = 0.0
+    """How much lighter its edge is than its inside, as a share of the mat's lightness."""
     stretch: float = 1.0
     """How much longer than wide its outline is, its top rim brought down (`refine_circle`)."""
     far_rim: float = 1.0
@@ -314,14 +319,14 @@ def base_size(measured: np.ndarray) -> np.ndarray:
     return np.where(np.abs(measured - nearest) <= STANDARD_SNAP, nearest, np.round(measured))
 
 
-def judge(support: float, stretch: float, rim: float, ground: float, figure: float, far_rim: float = 1.0
-          ) -> tuple[str, str]:
+def judge(support: float, stretch: float, rim: float, ground: float, figure: float, far_rim: float = 1.0,
+          hollow: float = 0.0) -> tuple[str, str]:
     """A circle's status and why (the cues: `photo_cues`). "raised" when it is not on the table: its outline is
     stretched (a head, a barrel: taller than a base, whose outline, its top rim brought down, is round), the table
     does not show beyond its near side (a roof, a barrel's or a body's side, a head's body), or its far rim is hidden
     across its width (a barrel's side seen from low down). Then "possible" when it
-    has no dark rim, nothing stands in its middle (a token, a lid), or the fit follows too little of its rim; else
-    "base"."""
+    has no dark rim, its edge is lighter than its inside (an open barrel's mouth), nothing stands in its middle (a
+    token, a lid), or the fit follows too little of its rim; else "base"."""
     if stretch - 1 > STRETCH_SLACK:
         return "raised", (f"{stretch:.2f} times as long as wide, a base on the table is round: taller than a base "
                           "(a head, a barrel)")
@@ -332,6 +337,8 @@ def judge(support: float, stretch: float, rim: float, ground: float, figure: flo
                           "a crate)")
     if rim > DARK_RIM:
         return "possible", f"its rim is {rim:.0%} as light as the mat: no dark base rim"
+    if hollow > HOLLOW_EDGE:
+        return "possible", f"its edge is lighter than its inside ({hollow:.2f}): something hollow, not a black rim"
     if figure < MIN_FIGURE:
         return "possible", f"its middle is the colour of its top ({figure:.0f}): nothing stands on it"
     if support < MIN_SUPPORT:
@@ -366,8 +373,9 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     wall = np.zeros(len(x))
     if camera is not None:  # how far a base's side shows inside its near rim (`top_rim_down`), pixels
         wall = BASE_HEIGHT * np.hypot(x - camera[0], y - camera[1]) / (camera[2] - BASE_HEIGHT) / scale
-    rim, ground, figure = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale)
-    verdicts = [judge(circles[i, 3], circles[i, 4], rim[i], ground[i], figure[i], circles[i, 5]) for i in range(len(x))]
+    rim, ground, figure, hollow = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale)
+    verdicts = [judge(circles[i, 3], circles[i, 4], rim[i], ground[i], figure[i], circles[i, 5], hollow[i])
+                for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}
     accepted: list[int] = []
     for i in sorted(np.flatnonzero(keep), key=lambda i: (rank[verdicts[i][0]], -found[i])):
@@ -378,4 +386,4 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     return [FoundBase((float(x[i]), float(y[i])), float(diameter[i]), float(found[i]), round(float(circles[i, 3]), 3),
                       *verdicts[i], rim=round(float(rim[i]), 3), ground=round(float(ground[i]), 3),
                       figure=round(float(figure[i]), 1), stretch=round(float(circles[i, 4]), 3),
-                      far_rim=round(float(circles[i, 5]), 3)) for i in accepted]
+                      far_rim=round(float(circles[i, 5]), 3), hollow=round(float(hollow[i]), 3)) for i in accepted]

@@ -12,6 +12,10 @@ found, taken on the picture's colours (CIE Lab, OpenCV's 8-bit scale) around it.
   the orthophoto stretches away from the camera from the base's centre; a flat token, a barrel's lid or mouth, a
   ball are one colour across. The colour distance between the middle (the centre and on from it, away from the
   camera) and the top seen just inside the near rim.
+- `hollow`: how much lighter its edge is than its inside. A base's edge is its darkest part (the black rim); the
+  edge of something hollow (an open barrel, a pipe, a crater) is a lit wall round a dark inside. The lightness of
+  a thin band just inside the outline less that of a band half-way in, median over all rays, as a share of the
+  table's lightness.
 
 Each is a number per circle; `photo_bases.judge` decides. The mat is told by its hue (light and shade change its
 lightness much more); a figure by its colour and lightness alike (a grey figure in shade on a black base differs
@@ -39,6 +43,11 @@ TOP_BAND = (0.15, 0.3)
 it, `wall`), on the near side (within NEAR_TOP_DEGREES): inside the rim, clear of the figure's foot."""
 NEAR_TOP_DEGREES = 50.0
 """(The figure leans away from the camera on the orthophoto, so the top is looked for on the camera's side.)"""
+EDGE_BAND_MM = (0.6, 1.2)
+"""The edge band for `hollow`: this far inside the outline (mm), clear of the outline's blur with what lies beyond,
+within a base's black rim (at least 1 mm wide) and within a barrel's wall (1.5 mm and more)..."""
+INSIDE_BAND = (0.45, 0.65)
+"""...and the band inside, this share of the radius from the centre: a base's top or figure, a barrel's mouth."""
 MIDDLE_REACH = 0.45
 """The middle is sampled from the centre to this share of the radius away from the camera (a figure's foot and what
 the orthophoto stretches of it), and 0.1 of the radius to either side."""
@@ -85,13 +94,13 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
 
 
 def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray | None, wall: np.ndarray,
-         scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rim, ground, figure) for each circle (N, 3: x, y, radius in pixels of the Lab picture `lab`, `scale` mm per
+         scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(rim, ground, figure, hollow) for each circle (N, 3: x, y, radius in pixels of the Lab picture `lab`, `scale` mm per
     pixel; `mat`: the table's colour, `mat_colour`); `foot` is the point under the camera in pixels (None: the photo
     was taken from straight above, and every side is near); `wall` is how far (pixels) a base's side shows inside its
     near rim there, its top's near edge pushed away from the camera."""
     if len(circles) == 0:
-        return np.zeros(0), np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)
     lab = lab.astype(np.float32)
     x, y, r = (circles[:, k, None] for k in range(3))
     angles = np.linspace(0, 2 * np.pi, RIM_RAYS, endpoint=False)[None, :]
@@ -130,4 +139,9 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
     middle = _sample(lab, x[:, :, None] + ux * along - uy * across, y[:, :, None] + uy * along + ux * across)
     distance = colour_distance(middle, top_colour[:, None, None, :])
     figure = np.percentile(distance.reshape(len(circles), -1), FIGURE_PERCENTILE, axis=1)
-    return rim, ground, figure
+
+    edge = np.median(ring(-np.linspace(*EDGE_BAND_MM, 4))[..., 0], axis=(1, 2))
+    reach = r[:, :, None] * np.linspace(*INSIDE_BAND, 4)[None, None, :]
+    inside = _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)
+    hollow = (edge - np.median(inside[..., 0], axis=(1, 2))) / max(float(mat[0]), 1.0)
+    return rim, ground, figure, hollow
