@@ -11,7 +11,8 @@ from PIL import Image
 from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
-from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge
+from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge, rim_support
+from lofkit.exchange.photo_cues import into_neighbours
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -332,6 +333,35 @@ def test_an_open_barrel_is_hollow_and_a_base_is_not():
     assert judge(0.83, 1.04, 0.31, 1.0, 57.5, 1.0, found[80].hollow) == (
         "possible", f"its edge is lighter than its inside ({found[80].hollow:.2f}): something hollow, not a black rim")
     assert judge(0.83, 1.04, 0.31, 1.0, 57.5, 1.0, found[220].hollow) == ("base", "")
+
+
+def test_rays_into_a_base_in_contact_are_known():
+    """Two bases in base contact (0.5 mm apart): the rays of each that run into the other, just past its rim, are
+    those within asin(r_other / distance) of the line between them (the other's disc seen from the centre); a base
+    3 mm away touches nothing; a circle in line with another towards the camera may be its own top (a head over
+    its base): that one is not a neighbour for it."""
+    circles = np.array([[100.0, 100.0, 25.0], [150.5, 100.0, 25.0], [100.0, 153.0, 25.0]])  # pixels, 1 mm each
+    into = into_neighbours(circles, None, 1.0, 360)
+    angles = np.degrees(np.linspace(0, 2 * np.pi, 360, endpoint=False))
+    reach = 25.0 + 3.0  # the middle of the band where the table is looked for
+    # the point at `reach` along a ray lies in the other disc where its distance to the other centre is <= 25
+    expected = np.hypot(100 + reach * np.cos(np.radians(angles)) - 150.5, reach * np.sin(np.radians(angles))) <= 25
+    assert into[0].tolist() == expected.tolist() and 20 < expected.sum() < 90
+    assert into[1].sum() == expected.sum() and not into[2].any()
+    camera_foot = np.array([100.0, 1000.0])  # circle 1 turned to lie towards the camera from circle 0
+    in_line = into_neighbours(np.array([[100.0, 100.0, 25.0], [100.0, 150.5, 25.0]]), camera_foot, 1.0, 360)
+    assert not in_line[0].any()  # circle 0 may be circle 1's top, pushed away from the camera
+    assert in_line[1].tolist() == np.roll(expected, 270).tolist()  # circle 0 lies away from circle 1: a neighbour
+    assert into_neighbours(circles[:2], camera_foot, 1.0, 360)[0].tolist() == expected.tolist()
+
+
+def test_a_rim_running_into_a_base_in_contact_is_not_asked_to_show():
+    follows = np.zeros((2, 100), dtype=bool)
+    follows[:, :60] = True  # the fit follows 60 of 100 rays
+    beside = np.zeros((2, 100), dtype=bool)
+    beside[0, 60:90] = True  # 30 of the 40 it misses run into a base it touches: 60 of 70 left
+    beside[1, :60] = True  # 60 rays into neighbours: too few left to judge, all count
+    assert rim_support(follows, beside).tolist() == pytest.approx([60 / 70, 0.6])
 
 
 def _textured_scene(tmp_path, image_name="top.png"):

@@ -3,7 +3,8 @@
 Hough circles (`HOUGH_GRADIENT_ALT`) on a 0.5 mm-per-pixel orthophoto, on its brightness (a dark base on grey
 terrain) and on its colour contrast with the mat around (`mat_contrast`: a sand-painted base on a green mat), each
 refined by fitting a circle to the outermost strong edge around it (a model standing on the base has edges inside
-it), then to the edges nearest that circle (a base in contact with another has the other's edges beyond it). Bases
+it), then to the edges nearest that circle (a base in contact with another has the other's edges beyond it), and
+again from the edges nearest the circle found (a figure leaning out past its base pulls the outermost edges). Bases
 are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other is kept
 to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of
 overlapping circles, bases come first, then the largest.
@@ -14,18 +15,21 @@ brings that rim down (`top_rim_down`), so the circle is the base where it stands
 when it looks like a base on the table (`judge`, on the cues of `photo_cues`): round once brought down (a head or a
 barrel is stretched away from the camera), the table showing beyond its near side (not a roof, nor the side of a
 barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
-lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid).
+lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid). Where
+it touches another round outline (`photo_cues.into_neighbours`: a base in base contact), that one stands for the
+table beyond it, and its rim is not asked to show there.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
-from lofkit.exchange.photo_cues import cues, mat_colour
+from lofkit.exchange.photo_cues import cues, into_neighbours, mat_colour
 from lofkit.scene.silhouettes import BASE_SILHOUETTES
 from lofkit.scene.table import base_overhang
 
@@ -65,9 +69,9 @@ contact are a whole base apart)."""
 HOUGH_EDGE_THRESHOLD = 300
 """`param1`: the upper Canny threshold of the edge map. This method takes Scharr gradients, so it is high (300 is
 OpenCV's advice for a normally exposed photo with contrast)."""
-HOUGH_ROUNDNESS = 0.8
+HOUGH_ROUNDNESS = 0.7
 """`param2`: how perfect a circle must be to count (1 = perfect). OpenCV advises 0.9, or lower for small circles;
-0.8 also keeps a rim partly hidden by the model standing on it."""
+0.7 also keeps a rim partly hidden by the model standing on it, or running into a base it touches."""
 
 SEED_GROWTH = (1.0, 2.0, 4.0)
 """Each circle found is refined from its own radius and from these multiples of it: the search keeps one of
@@ -126,7 +130,9 @@ FAR_SIDE_DEGREES = 60.0
 """The far side: rays within this angle of the direction away from the camera (clear of where a barrel's sides
 meet its rim)."""
 MIN_SUPPORT = 0.6
-"""A circle whose fit follows less of its rim than this is only a "possible" base."""
+"""A circle whose fit follows less of its rim than this is only a "possible" base (the rim not running into a base
+it touches, when that leaves at least MIN_FREE_RIM of it)."""
+MIN_FREE_RIM = 0.5
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ class FoundBase:
     diameter_mm: float
     found_diameter_mm: float
     confidence: float = 1.0
-    """The share of its rim the fit follows (`refine_circle`'s support)."""
+    """The share of its rim the fit follows (`rim_support`)."""
     status: str = "base"
     """"base" (proposed as a trooper), "possible" or "raised" (listed, not proposed: see `judge`)."""
     reason: str = ""
@@ -155,6 +161,21 @@ class FoundBase:
     """The share of its far rim (away from the camera) the fit follows (`refine_circle`)."""
 
 
+class RimFit(NamedTuple):
+    """A circle fitted to a base's rim (`refine_circle`, pixels)."""
+
+    x: float
+    y: float
+    radius: float
+    follows: np.ndarray
+    """(rays,) bool: on each ray from the centre (from angle 0), whether the outermost strong edge (the silhouette:
+    what stands on the base or beside it shows there) lies within SUPPORT_PX of the circle."""
+    stretch: float
+    """How stretched the rim those edges follow is (`_stretch`)."""
+    far_rim: float
+    """How much of its far side the fit follows (`_far_support`)."""
+
+
 def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
     """Least-squares circle (x, y, radius) through (N, 2) points: x^2 + y^2 + a x + b y + c = 0 (Kasa)."""
     x, y = points[:, 0], points[:, 1]
@@ -163,10 +184,10 @@ def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
 
 
 def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: int,
-                    expected: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    expected: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On each ray from (x, y), the outermost strong edge within RAY_REACH radii; and, given the reach `expected` on
     each ray (rays,), the strong edge nearest to it (else the outermost again). Sub-pixel, by a parabola; rays with
-    no strong edge are left out."""
+    no strong edge are left out: the third array says which rays the points are on."""
     angles = np.linspace(0.0, 2 * np.pi, rays, endpoint=False)
     steps = np.arange(RAY_REACH[0] * radius, RAY_REACH[1] * radius, RAY_STEP_PX)
     xs = (x + np.cos(angles)[:, None] * steps).astype(np.float32)
@@ -188,9 +209,9 @@ def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: i
 
     outermost = edge_points(slope.shape[1] - 1 - np.argmax(peak[:, ::-1], axis=1))
     if expected is None:
-        return outermost, outermost
+        return outermost, outermost, np.flatnonzero(any_edge)
     gap = np.abs(steps[0] + RAY_STEP_PX * (np.arange(slope.shape[1]) + 0.5) - expected[:, None])
-    return outermost, edge_points(np.argmin(np.where(peak, gap, np.inf), axis=1))
+    return outermost, edge_points(np.argmin(np.where(peak, gap, np.inf), axis=1)), np.flatnonzero(any_edge)
 
 
 def _stretch(points: np.ndarray) -> float:
@@ -228,22 +249,20 @@ def _raw_reach(x: float, y: float, radius: float, rays: int, view: tuple[np.ndar
 
 
 def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int = RAYS, rounds: int = REFINE_ROUNDS,
-                  view: tuple[np.ndarray, float] | None = None) -> tuple[float, ...] | None:
+                  view: tuple[np.ndarray, float] | None = None, nearest_first: bool = False) -> RimFit | None:
     """The base's outline near a rough circle (pixels): a circle fitted to the outermost strong edge on rays from the
-    centre (a model standing on the base has edges inside it), its top rim brought down (`top_rim_down`, when the
-    `view` is known), dropping points far from it (a neighbouring base, terrain); repeated from the new circle until
-    it settles, at most `rounds` times, each time on the strong edge nearest to the circle on each ray (a base in
-    contact with another: on the rays into it, the outermost edge is the other's far rim or figure); a blurred base
-    may jitter: one still moving by JITTER_PX or more is dropped. Returns x, y, radius and, on the outermost edges
-    (its silhouette: what stands on it or beside it shows there), the share of the rays whose edge lies within
-    SUPPORT_PX of the circle (its support) and how stretched the rim they follow is (`_stretch`); and how much of
-    its far side the fit follows (`_far_support`); None when fewer than half the rays agree."""
+    centre (a model standing on the base has edges inside it; with `nearest_first`, to the edge nearest the rough
+    circle, as in the later rounds), its top rim brought down (`top_rim_down`, when the `view` is known), dropping
+    points far from it (a neighbouring base, terrain); repeated from the new circle until it settles, at most
+    `rounds` times, each time on the strong edge nearest to the circle on each ray (a base in contact with another:
+    on the rays into it, the outermost edge is the other's far rim or figure); a blurred base may jitter: one still
+    moving by JITTER_PX or more is dropped. None when fewer than half the rays agree."""
     moved = math.inf
     for round_ in range(rounds):
         if radius < MIN_RADIUS_PX:
             return None
-        expected = _raw_reach(x, y, radius, rays, view) if round_ > 0 else None
-        outermost, nearest = _outline_points(gray, x, y, radius, rays, expected)
+        expected = _raw_reach(x, y, radius, rays, view) if round_ > 0 or nearest_first else None
+        outermost, nearest, on_rays = _outline_points(gray, x, y, radius, rays, expected)
         points = outline = top_rim_down(nearest, x, y, view)
         silhouette = top_rim_down(outermost, x, y, view)
         for _ in range(3):
@@ -259,9 +278,11 @@ def refine_circle(gray: np.ndarray, x: float, y: float, radius: float, rays: int
     if moved >= JITTER_PX:
         return None
     follows = np.abs(np.hypot(outline[:, 0] - x, outline[:, 1] - y) - radius) <= SUPPORT_PX
-    silhouette = silhouette[np.abs(np.hypot(silhouette[:, 0] - x, silhouette[:, 1] - y) - radius) <= SUPPORT_PX]
-    return (x, y, radius, len(silhouette) / rays, _stretch(silhouette),
-            _far_support(outline[follows], x, y, rays, view))
+    on_rim = np.abs(np.hypot(silhouette[:, 0] - x, silhouette[:, 1] - y) - radius) <= SUPPORT_PX
+    rim_rays = np.zeros(rays, dtype=bool)
+    rim_rays[on_rays[on_rim]] = True
+    far_rim = _far_support(outline[follows], x, y, rays, view)
+    return RimFit(x, y, radius, rim_rays, _stretch(silhouette[on_rim]), far_rim)
 
 
 def _far_support(points: np.ndarray, x: float, y: float, rays: int, view: tuple[np.ndarray, float] | None) -> float:
@@ -290,9 +311,9 @@ def mat_contrast(ortho: np.ndarray) -> np.ndarray:
     return np.clip(CONTRAST_GAIN * distance, 0, 255).astype(np.uint8)
 
 
-def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | None) -> list[tuple[float, ...]]:
+def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | None) -> list[RimFit]:
     """Circles of base sizes on one blurred picture (pixels; `scale` mm per pixel), each refined to its rim
-    (`refine_circle`: x, y, radius, support, stretch, far support), and to the rims of any base around it
+    (`refine_circle`, from the outermost edges and from the nearest ones), and to the rims of any base around it
     (SEED_GROWTH)."""
     smallest, largest = min(BASE_RANGE), max(BASE_RANGE)
     circles = cv2.HoughCircles(
@@ -307,7 +328,7 @@ def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | No
     most = (1 + BASE_TOLERANCE) * largest / 2 / scale
     seeds = [(x, y, r * grow) for x, y, r in circles.reshape(-1, 3).astype(float) for grow in SEED_GROWTH
              if r * grow <= most]
-    refined = [refine_circle(gray, *seed, view=view) for seed in seeds]
+    refined = [refine_circle(gray, *seed, view=view, nearest_first=first) for seed in seeds for first in (False, True)]
     return [circle for circle in refined if circle is not None]
 
 
@@ -317,6 +338,15 @@ def base_size(measured: np.ndarray) -> np.ndarray:
     sizes = np.array(BASE_DIAMETERS)
     nearest = sizes[np.abs(measured[:, None] - sizes[None, :]).argmin(axis=1)]
     return np.where(np.abs(measured - nearest) <= STANDARD_SNAP, nearest, np.round(measured))
+
+
+def rim_support(follows: np.ndarray, beside: np.ndarray) -> np.ndarray:
+    """The share of each circle's rim its fit follows (`RimFit.follows`, (N, rays)), leaving out the rays that run
+    into a base it touches (`beside`, (N, rays)) when at least MIN_FREE_RIM of them are left."""
+    free = ~beside
+    enough = free.sum(axis=1) >= MIN_FREE_RIM * follows.shape[1]
+    free[~enough] = True
+    return (follows & free).sum(axis=1) / free.sum(axis=1)
 
 
 def judge(support: float, stretch: float, rim: float, ground: float, figure: float, far_rim: float = 1.0,
@@ -358,9 +388,11 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     brightness = cv2.cvtColor(ortho, cv2.COLOR_BGR2GRAY)
     foot = None if camera is None else np.array([camera[0] / sx - 0.5, (depth - camera[1]) / sy - 0.5])
     view = None if camera is None else (foot, camera[2] / (camera[2] - BASE_HEIGHT))
-    refined = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale, view)  # a dark base on grey terrain
-    refined += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale, view)  # a sand base on the mat
-    circles = np.array(refined, dtype=float).reshape(-1, 6)
+    fits = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale, view)  # a dark base on grey terrain
+    fits += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale, view)  # a sand base on the mat
+    circles = np.array([(fit.x, fit.y, fit.radius, fit.stretch, fit.far_rim) for fit in fits]).reshape(-1, 5)
+    support = rim_support(np.array([fit.follows for fit in fits], dtype=bool).reshape(-1, RAYS),
+                          into_neighbours(circles[:, :3], foot, scale, RAYS))
     found = 2 * circles[:, 2] * scale
     x, y = (circles[:, 0] + 0.5) * sx, depth - (circles[:, 1] + 0.5) * sy
     keep = (found >= (1 - BASE_TOLERANCE) * min(BASE_RANGE)) & (found <= (1 + BASE_TOLERANCE) * max(BASE_RANGE))
@@ -374,7 +406,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     if camera is not None:  # how far a base's side shows inside its near rim (`top_rim_down`), pixels
         wall = BASE_HEIGHT * np.hypot(x - camera[0], y - camera[1]) / (camera[2] - BASE_HEIGHT) / scale
     rim, ground, figure, hollow = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale)
-    verdicts = [judge(circles[i, 3], circles[i, 4], rim[i], ground[i], figure[i], circles[i, 5], hollow[i])
+    verdicts = [judge(support[i], circles[i, 3], rim[i], ground[i], figure[i], circles[i, 4], hollow[i])
                 for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}
     accepted: list[int] = []
@@ -383,7 +415,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
         if not (gap < -OVERLAP_SLACK).any():  # bases do not overlap: bases first, then the largest, stay
             accepted.append(i)
     accepted.sort(key=lambda i: (-y[i], x[i]))
-    return [FoundBase((float(x[i]), float(y[i])), float(diameter[i]), float(found[i]), round(float(circles[i, 3]), 3),
+    return [FoundBase((float(x[i]), float(y[i])), float(diameter[i]), float(found[i]), round(float(support[i]), 3),
                       *verdicts[i], rim=round(float(rim[i]), 3), ground=round(float(ground[i]), 3),
-                      figure=round(float(figure[i]), 1), stretch=round(float(circles[i, 4]), 3),
-                      far_rim=round(float(circles[i, 5]), 3), hollow=round(float(hollow[i]), 3)) for i in accepted]
+                      figure=round(float(figure[i]), 1), stretch=round(float(circles[i, 3]), 3),
+                      far_rim=round(float(circles[i, 4]), 3), hollow=round(float(hollow[i]), 3)) for i in accepted]
