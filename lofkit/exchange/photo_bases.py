@@ -117,9 +117,10 @@ MIN_GROUND = 0.5
 DARK_RIM = 0.4
 """A base's rim is at most this share of the mat's lightness: black plastic shows under 0.35 of it in light or
 shade, through the blur of a slanted photo; a face, a painted barrel, a coloured token show more."""
-HOLLOW_EDGE = 0.15
-"""A base's edge is not lighter than its inside by more than this share of the mat's lightness (under 0.1 in light
-or shade): its black rim is its darkest part. A hollow's lit wall round its dark inside is 0.25 and more lighter."""
+HOLLOW_EDGE = 0.3
+"""A base's edge is not lighter than its inside by more than this share of the mat's lightness (`photo_cues`; bases
+in light or shade: 0.11 at most but a few, 0.21): its black rim is its darkest part, and its figure or painted top
+shows in its middle. A hollow's lit wall round its dark mouth is 0.45 and more lighter."""
 MIN_FIGURE = 7.0
 """A base's middle differs from its top by at least this colour distance (`photo_cues`): a figure stands there. A
 flat token or a lid, one colour, differs by under 5 (light, noise, JPEG); a figure by 10 and more."""

@@ -13,10 +13,11 @@ found, taken on the picture's colours (CIE Lab, OpenCV's 8-bit scale) around it.
   the orthophoto stretches away from the camera from the base's centre; a flat token, a barrel's lid or mouth, a
   ball are one colour across. The colour distance between the middle (the centre and on from it, away from the
   camera) and the top seen just inside the near rim.
-- `hollow`: how much lighter its edge is than its inside. A base's edge is its darkest part (the black rim); the
-  edge of something hollow (an open barrel, a pipe, a crater) is a lit wall round a dark inside. The lightness of
-  a thin band just inside the outline less that of a band half-way in, median over all rays, as a share of the
-  table's lightness.
+- `hollow`: how much lighter its edge is than its inside. A base's edge is its darkest part (the black rim) and
+  something stands in its middle; the edge of something hollow (an open barrel, a pipe, a crater) is a lit wall
+  round an inside dark throughout. The lightest point of the outer band on each ray (the wall, whether at the
+  outline or behind the shaded sliver of its side), median over the rays, less the lightness that all but a few
+  points of the inner disc stay under, as a share of the table's lightness.
 
 Each is a number per circle; `photo_bases.judge` decides. The mat is told by its hue (light and shade change its
 lightness much more); a figure by its colour and lightness alike (a grey figure in shade on a black base differs
@@ -50,11 +51,14 @@ TOP_BAND = (0.15, 0.3)
 it, `wall`), on the near side (within NEAR_TOP_DEGREES): inside the rim, clear of the figure's foot."""
 NEAR_TOP_DEGREES = 50.0
 """(The figure leans away from the camera on the orthophoto, so the top is looked for on the camera's side.)"""
-EDGE_BAND_MM = (0.6, 1.2)
-"""The edge band for `hollow`: this far inside the outline (mm), clear of the outline's blur with what lies beyond,
-within a base's black rim (at least 1 mm wide) and within a barrel's wall (1.5 mm and more)..."""
-INSIDE_BAND = (0.45, 0.65)
-"""...and the band inside, this share of the radius from the centre: a base's top or figure, a barrel's mouth."""
+EDGE_FROM_MM = 0.6
+EDGE_TO = 0.3
+"""The outer band for `hollow`: from this far inside the outline (mm, clear of its blur with what lies beyond) to
+this share of the radius in (a barrel's wall is 0.15 of it, behind a sliver of its side up to as wide)..."""
+INSIDE_DISC = 0.6
+INSIDE_PERCENTILE = 95
+"""...and the inner disc, to this share of the radius (a barrel's mouth is 0.85 of it), and the percentile of its
+lightness taken (a figure or a painted top shows in more than 5% of it)."""
 MIDDLE_REACH = 0.45
 """The middle is sampled from the centre to this share of the radius away from the camera (a figure's foot and what
 the orthophoto stretches of it), and 0.1 of the radius to either side."""
@@ -170,8 +174,13 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
     distance = colour_distance(middle, top_colour[:, None, None, :])
     figure = np.percentile(distance.reshape(len(circles), -1), FIGURE_PERCENTILE, axis=1)
 
-    edge = np.median(ring(-np.linspace(*EDGE_BAND_MM, 4))[..., 0], axis=(1, 2))
-    reach = r[:, :, None] * np.linspace(*INSIDE_BAND, 4)[None, None, :]
-    inside = _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)
-    hollow = (edge - np.median(inside[..., 0], axis=(1, 2))) / max(float(mat[0]), 1.0)
+    def lightness(reach):
+        """Lightness at radii `reach` (N, 1, depths; pixels) on every ray: (N, rays, depths)."""
+        return _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)[..., 0]
+
+    band = np.linspace(0, 1, 8)[None, None, :]
+    outer = lightness(r[:, :, None] - EDGE_FROM_MM / scale - (EDGE_TO * r[:, :, None] - EDGE_FROM_MM / scale) * band)
+    inside = lightness(INSIDE_DISC * r[:, :, None] * band).reshape(len(circles), -1)
+    hollow = (np.median(outer.max(axis=2), axis=1) - np.percentile(inside, INSIDE_PERCENTILE, axis=1)) / max(
+        float(mat[0]), 1.0)
     return rim, ground, figure, hollow
