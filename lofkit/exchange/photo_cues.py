@@ -144,10 +144,13 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
         towards, sided = np.arctan2(foot[1] - y, foot[0] - x), np.hypot(foot[0] - x, foot[1] - y) > NEAR_CAMERA_PX
     off = np.abs((angles - towards + np.pi) % (2 * np.pi) - np.pi)  # each ray's angle from the camera's side
 
+    def on_rays(reach):
+        """Lab samples (N, rays, depths) on every ray at radii `reach` (N, 1, depths; pixels)."""
+        return _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)
+
     def ring(reach_mm):
         """Lab samples (N, rays, depths) at radii r + reach (mm)."""
-        reach = r[:, :, None] + np.asarray(reach_mm)[None, None, :] / scale
-        return _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)
+        return on_rays(r[:, :, None] + np.asarray(reach_mm)[None, None, :] / scale)
 
     near = np.where(sided, off <= np.radians(NEAR_SIDE_DEGREES), True)
     darkest = np.where(near, ring(-np.linspace(*RIM_BAND_MM, 5))[..., 0].min(axis=2), np.nan)
@@ -163,7 +166,7 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
 
     inner = np.maximum(r - np.asarray(wall, dtype=float).reshape(-1, 1), MIDDLE_REACH * r)  # the top's near edge
     top_reach = inner[:, :, None] - np.linspace(*TOP_BAND, 4)[None, None, :] * r[:, :, None]
-    top = _sample(lab, x[:, :, None] + cos[:, :, None] * top_reach, y[:, :, None] + sin[:, :, None] * top_reach)
+    top = on_rays(top_reach)
     top_side = np.where(sided, off <= np.radians(NEAR_TOP_DEGREES), True)
     top_colour = np.nanmedian(np.where(top_side[:, :, None, None], top, np.nan), axis=(1, 2))  # (N, 3)
     away = towards[:, 0] + np.pi
@@ -174,13 +177,9 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
     distance = colour_distance(middle, top_colour[:, None, None, :])
     figure = np.percentile(distance.reshape(len(circles), -1), FIGURE_PERCENTILE, axis=1)
 
-    def lightness(reach):
-        """Lightness at radii `reach` (N, 1, depths; pixels) on every ray: (N, rays, depths)."""
-        return _sample(lab, x[:, :, None] + cos[:, :, None] * reach, y[:, :, None] + sin[:, :, None] * reach)[..., 0]
-
     band = np.linspace(0, 1, 8)[None, None, :]
-    outer = lightness(r[:, :, None] - EDGE_FROM_MM / scale - (EDGE_TO * r[:, :, None] - EDGE_FROM_MM / scale) * band)
-    inside = lightness(INSIDE_DISC * r[:, :, None] * band).reshape(len(circles), -1)
-    hollow = (np.median(outer.max(axis=2), axis=1) - np.percentile(inside, INSIDE_PERCENTILE, axis=1)) / max(
+    outer = on_rays(r[:, :, None] - EDGE_FROM_MM / scale - (EDGE_TO * r[:, :, None] - EDGE_FROM_MM / scale) * band)
+    inside = on_rays(INSIDE_DISC * r[:, :, None] * band)[..., 0].reshape(len(circles), -1)
+    hollow = (np.median(outer[..., 0].max(axis=2), axis=1) - np.percentile(inside, INSIDE_PERCENTILE, axis=1)) / max(
         float(mat[0]), 1.0)
     return rim, ground, figure, hollow
