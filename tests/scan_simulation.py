@@ -1,8 +1,8 @@
 """A scanner simulation: a known scene becomes what a phone scan of a game in progress would be.
 
-The scene's terrain and a miniature for every trooper (a 3 mm base with a figure on it: a body, a head round from
-above and, for most, a rifle along the facing) stand on a table top with its edge and legs, in a room with a
-floor. Every surface is remeshed finely, and a vertex is kept when a station (a ring around the table and a few
+The scene's terrain (bodies that overlap fused into one surface, as a reconstruction fuses them) and a miniature
+for every trooper (a 3 mm base with a figure on it: a body, a head round from above and, for most, a rifle along
+the facing) stand on a table top with its edge and legs, in a room with a floor. Every surface is remeshed finely, and a vertex is kept when a station (a ring around the table and a few
 overhead, as one walks around with a phone) sees it: the first surface along the ray is that vertex, facing the
 station. Faces with at least two corners seen are the reconstructed surface; its vertices move along their normals by
 noise of a few tenths of a millimetre; the surface is decimated, then written in metres, y up, turned and offset,
@@ -158,6 +158,16 @@ def held_miniatures(world: World, scanner: Scanner = Scanner(), share: float = 0
     return frozenset(trooper_id for trooper_id, yes in zip(volumes.ids, held) if yes)
 
 
+def fused_terrain(world: World) -> list[trimesh.Trimesh]:
+    """The solid terrain as a reconstruction sees it: bodies that overlap or touch are one surface (a phone's
+    reconstruction fuses what it sees into one mesh; an L-shaped wall of two boxes has no seam), their union by
+    manifold3d; a body that is not a closed volume stays as it is."""
+    bodies = [body for piece in world.pieces if piece.solid for body in piece.mesh.split(only_watertight=False)]
+    volumes = [body for body in bodies if body.is_volume]
+    fused = [trimesh.boolean.union(volumes, engine="manifold")] if volumes else []
+    return fused + [body for body in bodies if not body.is_volume]
+
+
 def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0, symmetric: set[str] = frozenset(),
                bevel: float = 0.0) -> trimesh.Trimesh:
     """The reconstructed surface (table mm, z up) of `world` with its miniatures (bases `bevel` mm narrower on top),
@@ -166,7 +176,7 @@ def scan_scene(world: World, scanner: Scanner = Scanner(), seed: int = 0, symmet
     rng = np.random.default_rng(seed)
     width, depth = world.scene.table.width, world.scene.table.depth
     parts = ([_fine(m, scanner.miniature_edge) for m in miniatures(world, symmetric, bevel)]
-             + [_fine(p.mesh, scanner.terrain_edge) for p in world.pieces if p.solid]
+             + [_fine(m, scanner.terrain_edge) for m in fused_terrain(world)]
              + [_fine(m, scanner.table_edge) for m in room(width, depth)])
     whole = trimesh.util.concatenate(parts)
     whole.merge_vertices()
