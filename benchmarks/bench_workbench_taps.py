@@ -7,8 +7,8 @@ For each table, a fresh `lofkit serve` (its own process) and a fresh page:
    p50 / max, and how many verdicts came while the matrix was still being worked out (taps taken meanwhile);
 3. when the matrix was done (a `GET /api/matrix` sent with the first tap, which waits for the one being computed).
 Tables: examples/tables/table-b.yaml (the baseline: 5k triangles), table-c.yaml (real pieces, 140k) and a scan of
-table-b (tests/scan_simulation.py, imported with `import-scan`, the true troopers where they stand: 455k triangles in
-408 pieces). Targets (printed, never asserted; issue's words): the first verdict within 3 s of the first tap, each
+table-b (tests/scan_simulation.py, imported with `import-scan`, the true troopers where they stand: 493k triangles in
+133 pieces). Targets (printed, never asserted; issue's words): the first verdict within 3 s of the first tap, each
 next one within 1 s, taps taken while the matrix is computed.
 
 Run: `python benchmarks/bench_workbench_taps.py [--pairs 8] [--table NAME ...] [--corpus] [--no-3d]` (`--corpus`:
