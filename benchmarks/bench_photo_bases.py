@@ -8,7 +8,7 @@ centre with the right size, the false proposals (anything else proposed), the wo
 the time taken (render, then detection). The target: at least 95% of visible bases, no false proposal.
 
 Run: `python benchmarks/bench_photo_bases.py [--photos 36] [--first 0] [--contact 0.25]` (about 5 s a photo);
-`--contact` puts a share of the troopers in base contact with another, which the target does not cover yet.
+`--contact` puts a share of the troopers in base contact with another, as in a game in progress (0.25: a quarter).
 """
 
 from __future__ import annotations
