@@ -249,7 +249,7 @@ def test_the_matrix_and_the_pictures_yield_the_cpu_to_verdicts(session):
     """Their threads run at a lower priority than the threads that answer verdicts (Linux niceness)."""
     import os
 
-    from lofkit.workbench.session import BACKGROUND_NICENESS
+    from lofkit.workbench.background import BACKGROUND_NICENESS
 
     def niceness() -> int:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
@@ -321,3 +321,24 @@ def test_a_journal_that_cannot_be_written_is_said_once_and_changes_go_on(tmp_pat
     session.change_trooper("a", {"facing": 20.0})
     assert session.version == 2 and session.journal is None
     assert capsys.readouterr().err.count("cannot write the journal") == 1
+
+
+def test_a_stop_does_not_wait_for_the_call_the_background_is_in():
+    """A workbench stopped while its matrix or a picture is being worked out exits at once: what is queued is
+    cancelled, and the call running (here one that never ends) is let go with the process."""
+    import subprocess
+    import sys
+
+    program = """
+import threading
+from lofkit.workbench.background import BackgroundWorker
+worker = BackgroundWorker("test")
+started = threading.Event()
+running = worker.submit(lambda: (started.set(), threading.Event().wait()))
+queued = worker.submit(print, "never")
+started.wait(30)
+worker.shutdown()
+assert queued.cancelled() and not running.done()
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "never" not in done.stdout, done.stderr

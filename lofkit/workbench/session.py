@@ -15,8 +15,8 @@ is not safe to share has one owner:
   made meanwhile replaces it without disturbing the answer;
 - the live matrix is brought up to date on one thread of its own (`_ringer`); others wait for its answer;
 - every picture is drawn on one thread of its own (`_renderer`): VTK and its OpenGL context are not thread-safe.
-Both threads yield the CPU to verdicts and to the browser (`_yielding`): the rings and the eye picture follow the
-verdict, and never hold it up.
+Both are `BackgroundWorker`s: they yield the CPU to verdicts and to the browser, so the rings and the eye picture
+follow the verdict and never hold it up, and a stop does not wait for the matrix or picture they are in.
 The answers to `check`, `aro` and `picture` are kept with the World they were asked of (the last `KEPT_WORLDS`): the
 same question asked again of the same table (by another player, by the page and then the API, after an undo) is
 answered at once, and one asked while another caller works it out waits for that answer.
@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
 import subprocess
 import sys
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 from lofkit.errors import LofkitError, Problem, SceneError, UnknownTrooperError
@@ -46,6 +45,7 @@ from lofkit.rules.results import LofVerdict
 from lofkit.scene.catalog import CatalogPiece
 from lofkit.scene.loading import scene_data, scene_from_data
 from lofkit.scene.model import Scene
+from lofkit.workbench.background import BackgroundWorker
 from lofkit.workbench.journal import Journal
 
 KEPT_WORLDS = 8
@@ -53,10 +53,6 @@ KEPT_WORLDS = 8
 TROOPER_FIELDS = ("position", "z", "facing", "facing_towards", "silhouette", "side", "state", "marker", "proposed")
 """What a change to a trooper may set (WORKBENCH: `PUT /api/troopers/{id}`); `proposed: false` confirms a trooper
 found in a scan or photo."""
-BACKGROUND_NICENESS = 10
-"""How much lower than the rest of the server the matrix's and the pictures' threads run (Linux niceness): without a
-GPU, a picture of a scanned table is a core-second of software rendering (its threads are the picture thread's
-children), and its matrix 15 s of both cores, which slowed the next verdict the page asked for."""
 
 
 class Refused(LofkitError):
@@ -99,8 +95,8 @@ class Session:
         self._undo: list[World] = []
         self._redo: list[World] = []
         self._changing = threading.RLock()
-        self._ringer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-matrix", initializer=_yielding)
-        self._renderer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lofkit-render", initializer=_yielding)
+        self._ringer = BackgroundWorker("lofkit-matrix")
+        self._renderer = BackgroundWorker("lofkit-render")
 
     @property
     def world(self) -> World:
@@ -395,8 +391,8 @@ class Session:
     def close(self) -> None:
         """A clean exit: the matrix's and the renderer's threads end and the journal goes (what was not saved is let
         go)."""
-        self._renderer.shutdown(wait=False, cancel_futures=True)
-        self._ringer.shutdown(wait=False, cancel_futures=True)
+        self._renderer.shutdown()
+        self._ringer.shutdown()
         if self.journal is not None:
             self.journal.remove()
 
@@ -407,12 +403,3 @@ def unused_id(stem: str, taken) -> str:
     while f"{stem}-{k}" in taken:
         k += 1
     return f"{stem}-{k}"
-
-
-def _yielding() -> None:
-    """Lower the calling thread's priority by `BACKGROUND_NICENESS` (on Linux a thread has a niceness of its own, and
-    the threads it starts take it on); where that cannot be done, leave it."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICENESS)
-    except (AttributeError, OSError):
-        pass
