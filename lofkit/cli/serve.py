@@ -230,7 +230,6 @@ def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict
         err.print(f"warning: {warning.where}: {warning.message}", highlight=False)
     prepare_parts(session.world)
     session.world.convex_parts  # noqa: B018 - every piece's parts gathered now, not on the first tap
-    session.world.blocking_rays  # noqa: B018
     install(app, session, folder)
     build_page(session, folder)
     if token is not None:
