@@ -36,6 +36,34 @@ def test_ready_line_then_ctrl_c_stops_cleanly():
     assert rest == "" and "Traceback" not in err and "Aborted" not in err, err
 
 
+def test_ctrl_c_does_not_wait_for_the_pictures_asked_for():
+    """A page that asked for many pictures of a large table and was then stopped: the workbench stops at once (the
+    pictures not drawn yet are answered 503, "stopping"), cleanly, not after drawing them all."""
+    import threading
+    import time
+
+    with serving(TABLE_B) as server:
+        ids = [t["id"] for t in json.loads(server.request("GET", "/api/scene").data)["scene"]["troopers"]]
+        asked = [f"/api/picture.png?view=eye&shooter={a}&target={b}" for a in ids[:8] for b in ids[8:16]]
+        statuses = []
+
+        def ask(path: str) -> None:
+            try:
+                statuses.append(server.request("GET", path).status)
+            except OSError:  # the server stopped before it answered
+                statuses.append(None)
+
+        askers = [threading.Thread(target=ask, args=(path,)) for path in asked]
+        for asker in askers:
+            asker.start()
+        time.sleep(2.0)
+        status, rest, err = server.stop()
+        for asker in askers:
+            asker.join(30)
+    assert status == 0 and "Traceback" not in err and "internal error" not in err, err
+    assert len(asked) == 64 and statuses.count(503) > len(asked) / 2, statuses
+
+
 @pytest.fixture(scope="module")
 def shared():
     """`lofkit serve --share` of table-b, and the token its READY line gives."""

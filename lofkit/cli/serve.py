@@ -50,6 +50,9 @@ SERVE_SCAN_FLAGS = {setting: f"`lofkit import-scan {flag}`" for setting, flag in
 RECONNECT_SECONDS = 30.0
 """How long an open page waits for the server after losing it before reloading itself (NiceGUI's default is 3 s): a
 busy server or a phone on weak Wi-Fi would otherwise reload the page and lose what the user was doing."""
+STOP_GRACE_SECONDS = 3.0
+"""After Ctrl-C, how long the requests being answered may take to finish before they are dropped and the workbench
+stops anyway (those waiting for the background are answered at once: `stop_background_at_exit`)."""
 
 
 def open_scene(source: str | None, mesh_cache: str | None) -> tuple[Scene, Path]:
@@ -136,6 +139,23 @@ def announce_when_listening(url: str, open_browser: bool) -> None:
     app.on_startup(lambda: background_tasks.create(announce(), name="lofkit ready line"))
 
 
+def stop_background_at_exit(session) -> None:
+    """On Ctrl-C, stop the matrix and the pictures being worked out before the server waits for the requests it is
+    answering: a page that asked for many pictures of a large table would otherwise keep it running until all were
+    drawn. (NiceGUI's shutdown handlers run only after that wait.)"""
+    import asyncio
+
+    from nicegui import app, background_tasks
+    from nicegui.server import Server
+
+    async def watch() -> None:
+        while not Server.instance.should_exit:
+            await asyncio.sleep(0.1)
+        session.stop_background()
+
+    app.on_startup(lambda: background_tasks.create(watch(), name="lofkit stop watch"))
+
+
 @click.command()
 @click.argument("scene", required=False, metavar="[SCENE.yaml | PHOTO-MAP-DIR | SAVE.json | SCAN]")
 @click.option("--host", help=f"Where to listen [default: {LOCAL_HOST}, this computer only; {SHARED_HOST} with "
@@ -182,7 +202,8 @@ def run_workbench(source: str | None, host: str, port: int, share: bool, mesh_ca
     from nicegui import ui
 
     ui.run(host=host, port=port, show=False, reload=False, show_welcome_message=False, title="lofkit workbench",
-           uvicorn_logging_level="warning", reconnect_timeout=RECONNECT_SECONDS)
+           uvicorn_logging_level="warning", reconnect_timeout=RECONNECT_SECONDS,
+           timeout_graceful_shutdown=STOP_GRACE_SECONDS)
 
 
 def with_journal(scene: Scene, folder: Path, choice: str | None):
@@ -226,6 +247,7 @@ def build_workbench(scene: Scene, folder: Path, token: str | None, catalog: dict
 
     session = Session(scene, catalog, journal, version)
     app.on_shutdown(session.close)  # a clean exit (Ctrl-C) lets the journal go
+    stop_background_at_exit(session)
     for warning in session.world.warnings:
         err.print(f"warning: {warning.where}: {warning.message}", highlight=False)
     prepare_parts(session.world)

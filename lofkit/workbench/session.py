@@ -45,7 +45,7 @@ from lofkit.rules.results import LofVerdict
 from lofkit.scene.catalog import CatalogPiece
 from lofkit.scene.loading import scene_data, scene_from_data
 from lofkit.scene.model import Scene
-from lofkit.workbench.background import BackgroundWorker
+from lofkit.workbench.background import BackgroundWorker, Stopping
 from lofkit.workbench.journal import Journal
 
 KEPT_WORLDS = 8
@@ -294,6 +294,8 @@ class Session:
             raise
         except UnknownTrooperError as exc:
             raise Refused(404, str(exc)) from None
+        except Stopping as exc:
+            raise Refused(503, str(exc)) from None
         except LofkitError as exc:
             raise Refused(422, str(exc)) from None
 
@@ -388,11 +390,15 @@ class Session:
                 self.journal = None
         self._now = (world, self.version + 1)
 
-    def close(self) -> None:
-        """A clean exit: the matrix's and the renderer's threads end and the journal goes (what was not saved is let
-        go)."""
+    def stop_background(self) -> None:
+        """The workbench is stopping: the matrix's and the renderer's threads end, and whoever waits for their answers
+        is told so (503) at once."""
         self._renderer.shutdown()
         self._ringer.shutdown()
+
+    def close(self) -> None:
+        """A clean exit: the background stops and the journal goes (what was not saved is let go)."""
+        self.stop_background()
         if self.journal is not None:
             self.journal.remove()
 
