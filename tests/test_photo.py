@@ -339,7 +339,7 @@ def test_rays_into_a_base_in_contact_are_known():
     """Two bases in base contact (0.5 mm apart): the rays of each that run into the other, just past its rim, are
     those within asin(r_other / distance) of the line between them (the other's disc seen from the centre); a base
     3 mm away touches nothing; a circle in line with another towards the camera may be its own top (a head over
-    its base): that one is not a neighbour for it."""
+    its base): that one is not a neighbour for it, unless the circle is wider."""
     circles = np.array([[100.0, 100.0, 25.0], [150.5, 100.0, 25.0], [100.0, 153.0, 25.0]])  # pixels, 1 mm each
     into = into_neighbours(circles, None, 1.0, 360)
     angles = np.degrees(np.linspace(0, 2 * np.pi, 360, endpoint=False))
@@ -353,6 +353,12 @@ def test_rays_into_a_base_in_contact_are_known():
     assert not in_line[0].any()  # circle 0 may be circle 1's top, pushed away from the camera
     assert in_line[1].tolist() == np.roll(expected, 270).tolist()  # circle 0 lies away from circle 1: a neighbour
     assert into_neighbours(circles[:2], camera_foot, 1.0, 360)[0].tolist() == expected.tolist()
+    # a circle 3 mm wider than the one in line before it is not that one's top (a head is narrower than its base):
+    # the narrower one is its neighbour; 1 mm wider (within two measurements) may still be a top
+    for wider, neighbour in ((3.0, True), (1.0, False)):
+        radius = 25.0 + wider / 2
+        pair = np.array([[100.0, 100.0, radius], [100.0, 100.0 + radius + 25.5, 25.0]])
+        assert into_neighbours(pair, camera_foot, 1.0, 360)[0].any() == neighbour, wider
 
 
 def test_a_rim_running_into_a_base_in_contact_is_not_asked_to_show():

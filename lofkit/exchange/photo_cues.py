@@ -41,7 +41,10 @@ TOUCH_MM = 1.0
 measured to about half a millimetre..."""
 IN_LINE_DEGREES = 10.0
 """...unless one lies within this angle of the line from the other towards the camera: the other may then be its
-own top, which the orthophoto pushes away from the camera (a head over its base, a barrel's top over its foot)."""
+own top, which the orthophoto pushes away from the camera (a head over its base, a barrel's top over its foot)..."""
+WIDER_MM = 2.0
+"""...and is no wider than it by more than this (mm, twice a base's measurement): a head is narrower than the base
+it stands over, and a barrel's top as wide as its foot, so a wider circle is not the top of the one before it."""
 NEAR_SIDE_DEGREES = 80.0
 """The near side: rays within this angle of the direction towards the point under the camera..."""
 FACING_DEGREES = 20.0
@@ -107,7 +110,8 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
 def into_neighbours(circles: np.ndarray, foot: np.ndarray | None, scale: float, rays: int) -> np.ndarray:
     """(N, rays) bool: which of `rays` rays from each circle's centre (from angle 0; circles (N, 3): x, y, radius in
     pixels, `scale` mm per pixel) run, in the band outside its rim where the table is looked for, into a circle it
-    touches (TOUCH_MM; not one in line towards the camera, `foot`, IN_LINE_DEGREES)."""
+    touches (TOUCH_MM; not one in line towards the camera, `foot`, IN_LINE_DEGREES, unless it is wider than that
+    one, WIDER_MM)."""
     x, y, r = circles[:, 0], circles[:, 1], circles[:, 2]
     gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - r[:, None] - r[None, :]
     touching = np.abs(gap) <= TOUCH_MM / scale
@@ -115,7 +119,8 @@ def into_neighbours(circles: np.ndarray, foot: np.ndarray | None, scale: float, 
     if foot is not None:
         camera = np.arctan2(foot[1] - y, foot[0] - x)[:, None]
         towards = np.arctan2(y[None, :] - y[:, None], x[None, :] - x[:, None]) - camera
-        touching &= np.abs((towards + np.pi) % (2 * np.pi) - np.pi) > np.radians(IN_LINE_DEGREES)
+        in_line = np.abs((towards + np.pi) % (2 * np.pi) - np.pi) <= np.radians(IN_LINE_DEGREES)
+        touching &= ~in_line | (2 * (r[:, None] - r[None, :]) * scale > WIDER_MM)
     angles = np.linspace(0, 2 * np.pi, rays, endpoint=False)
     reach = r[:, None] + np.mean(OUTSIDE_BAND_MM) / scale
     bx, by = x[:, None] + np.cos(angles) * reach, y[:, None] + np.sin(angles) * reach  # (N, rays)
