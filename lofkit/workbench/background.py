@@ -3,8 +3,8 @@ than verdicts, and that a clean exit does not wait for.
 
 `concurrent.futures.ThreadPoolExecutor` joins its threads when the interpreter exits, so a workbench stopped with
 Ctrl-C would first finish a matrix or a picture nobody is left to see (seconds, at a low priority on a busy
-machine). This worker's thread is a daemon: stopping drops what is queued and lets the call it is in go, and whoever waits
-for their answers (a request for a picture) is told at once that the workbench is stopping.
+machine). This worker's thread is a daemon: stopping drops what is queued and lets the call it is in go, and
+whoever waits for their answers (a request for a picture) is told at once that the workbench is stopping.
 """
 
 from __future__ import annotations
