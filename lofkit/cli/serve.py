@@ -11,9 +11,12 @@ phone on the same network, and then every request needs the random token printed
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
+import os
 import secrets
 import socket
+import sys
 import threading
 import webbrowser
 from pathlib import Path
@@ -186,6 +189,17 @@ def serve(scene: str | None, host: str | None, port: int, share: bool, mesh_cach
                       journal_choice)
     except KeyboardInterrupt:  # Ctrl-C: the server stopped as asked (uvicorn raises it again once it has stopped)
         pass
+    leave_now()
+
+
+def leave_now() -> None:
+    """End the process once the server has stopped, as NiceGUI's own stop does (exit handlers, then `os._exit`),
+    skipping the interpreter's teardown: a picture still being drawn on the renderer's daemon thread would crash it
+    (VTK in mid-render), and NiceGUI's worker threads, in the middle of a verdict, would be waited for."""
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def run_workbench(source: str | None, host: str, port: int, share: bool, mesh_cache: str | None, catalog: dict,
