@@ -11,7 +11,7 @@ from PIL import Image
 from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
-from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge, rim_support
+from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge, rim_support, weaker_fits
 from lofkit.exchange.photo_cues import into_neighbours
 from lofkit.exchange.photo_table import (
     fit_markers,
@@ -359,6 +359,17 @@ def test_rays_into_a_base_in_contact_are_known():
         radius = 25.0 + wider / 2
         pair = np.array([[100.0, 100.0, radius], [100.0, 100.0 + radius + 25.5, 25.0]])
         assert into_neighbours(pair, camera_foot, 1.0, 360)[0].any() == neighbour, wider
+
+
+def test_of_two_fits_of_one_outline_the_one_following_more_rim_stays():
+    """Circles (mm) whose rims lie within 2 mm of each other all round (centres 1 mm apart, radii 0.5 mm apart: 1.5
+    mm) are two fits of one outline: the one following less of its rim gives way, if of the same status; a circle 3
+    mm off is another outline, and equal support keeps both."""
+    x, y = np.array([0.0, 1.0, 3.0]), np.zeros(3)
+    radius = np.array([25.0, 25.5, 25.0])
+    assert weaker_fits(x, y, radius, np.array([0.6, 0.8, 0.9]), np.zeros(3, int)).tolist() == [True, False, False]
+    assert not weaker_fits(x, y, radius, np.array([0.6, 0.8, 0.9]), np.array([0, 1, 0])).any()
+    assert not weaker_fits(x[:2], y[:2], radius[:2], np.array([0.7, 0.7]), np.zeros(2, int)).any()
 
 
 def test_a_rim_running_into_a_base_in_contact_is_not_asked_to_show():

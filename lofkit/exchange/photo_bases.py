@@ -6,8 +6,9 @@ refined by fitting a circle to the outermost strong edge around it (a model stan
 it), then to the edges nearest that circle (a base in contact with another has the other's edges beyond it), and
 again from the edges nearest the circle found (a figure leaning out past its base pulls the outermost edges). Bases
 are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other is kept
-to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of
-overlapping circles, bases come first, then the largest.
+to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of two
+fits of one outline (rims within 2 mm all round), the one following more of its rim stays; of other overlapping
+circles, bases come first, then the largest.
 
 A photo taken from aside gives the camera (`photo_table.camera_centre`): the orthophoto is true only at table
 height, so a base shows its bottom rim towards the camera and its top rim, 3 mm up, pushed away from it; the fit
@@ -47,7 +48,10 @@ BASE_SEARCH_MM_PER_PIXEL = 0.5
 EDGE_SLACK = 3.0
 """A base reaching at most this far (mm) past the table's edge is moved onto the table; further, it is dropped."""
 OVERLAP_SLACK = 3.0
-"""Two circles overlapping by more than this (mm) are one base (bases do not overlap); the larger stays."""
+"""Two circles overlapping by more than this (mm) are one base (bases do not overlap); the larger stays..."""
+SAME_OUTLINE_MM = 2.0
+"""...unless both are fits of one outline (centres and radii this close, mm: twice a base's measurement), when the
+one that follows more of its rim stays."""
 
 CONTRAST_GAIN = 3.0
 """Grey levels per unit of colour distance (CIE Lab) from the mat's colour in the picture bases are looked for on."""
@@ -377,6 +381,16 @@ def judge(support: float, stretch: float, rim: float, ground: float, figure: flo
     return "base", ""
 
 
+def weaker_fits(x: np.ndarray, y: np.ndarray, radius: np.ndarray, support: np.ndarray, status: np.ndarray
+                ) -> np.ndarray:
+    """Which circles (mm) are a second fit of an outline another fits better: their rims lie within SAME_OUTLINE_MM of
+    each other all round (centres' distance plus radii's difference), both have one `status`, and the other follows
+    more of its rim (`support`)."""
+    apart = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) + np.abs(radius[:, None] - radius[None, :])
+    better = (apart <= SAME_OUTLINE_MM) & (status[:, None] == status[None, :]) & (support[None, :] > support[:, None])
+    return better.any(axis=1)
+
+
 def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray | None = None) -> list[FoundBase]:
     """Round bases on an orthophoto of a `width` x `depth` table, far edge first (rules in the module docstring);
     `camera` (table mm, from `photo_table.camera_centre`) corrects for the slant of a photo taken from aside."""
@@ -410,8 +424,11 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     verdicts = [judge(support[i], circles[i, 3], rim[i], ground[i], figure[i], circles[i, 4], hollow[i])
                 for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}
+    status = np.array([rank[verdict[0]] for verdict in verdicts], dtype=int)
+    kept = np.flatnonzero(keep)
+    kept = kept[~weaker_fits(x[kept], y[kept], found[kept] / 2, support[kept], status[kept])]
     accepted: list[int] = []
-    for i in sorted(np.flatnonzero(keep), key=lambda i: (rank[verdicts[i][0]], -found[i])):
+    for i in sorted(kept, key=lambda i: (status[i], -found[i])):
         gap = np.hypot(x[accepted] - x[i], y[accepted] - y[i]) - radius[accepted] - radius[i]
         if not (gap < -OVERLAP_SLACK).any():  # bases do not overlap: bases first, then the largest, stay
             accepted.append(i)
