@@ -2,11 +2,11 @@
 
 The scene's terrain (bodies that overlap fused into one surface, as a reconstruction fuses them) and a miniature
 for every trooper (a 3 mm base with a figure on it: a body, a head round from above and, for most, a rifle along
-the facing) stand on a table top with its edge and legs, in a room with a floor. Every surface is remeshed finely, and a vertex is kept when a station (a ring around the table and a few
-overhead, as one walks around with a phone) sees it: the first surface along the ray is that vertex, facing the
-station. Faces with at least two corners seen are the reconstructed surface; its vertices move along their normals by
-noise of a few tenths of a millimetre; the surface is decimated, then written in metres, y up, turned and offset,
-as phone apps write GLB.
+the facing) stand on a table top with its edge and legs, in a room with a floor. Every surface is remeshed finely,
+and a vertex is kept when a station (a ring around the table and a few overhead, as one walks around with a phone)
+sees it: the first surface along the ray is that vertex, facing the station. Faces with at least two corners seen
+are the reconstructed surface; its vertices move along their normals by noise of a few tenths of a millimetre; the
+surface is decimated, then written in metres, y up, turned and offset, as phone apps write GLB.
 
 Used by tests/test_scan_troopers.py and benchmarks/bench_scan.py; the answers (troopers, verdicts) come from the
 scene scanned, never from the importer.

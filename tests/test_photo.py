@@ -12,7 +12,7 @@ from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
 from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge, rim_support, weaker_fits
-from lofkit.exchange.photo_cues import into_neighbours
+from lofkit.exchange.photo_cues import into_neighbours, touching_circles
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -335,13 +335,18 @@ def test_an_open_barrel_is_hollow_and_a_base_is_not():
     assert judge(0.83, 1.04, 0.31, 1.0, 57.5, 1.0, found[220].hollow) == ("base", "")
 
 
+def _rays_into(circles: np.ndarray, foot: np.ndarray | None) -> np.ndarray:
+    """`into_neighbours` on 360 rays of circles drawn 1 mm to the pixel."""
+    return into_neighbours(circles, touching_circles(circles, foot, 1.0), 1.0, 360)
+
+
 def test_rays_into_a_base_in_contact_are_known():
     """Two bases in base contact (0.5 mm apart): the rays of each that run into the other, just past its rim, are
     those within asin(r_other / distance) of the line between them (the other's disc seen from the centre); a base
     3 mm away touches nothing; a circle in line with another towards the camera may be its own top (a head over
     its base): that one is not a neighbour for it, unless the circle is wider."""
     circles = np.array([[100.0, 100.0, 25.0], [150.5, 100.0, 25.0], [100.0, 153.0, 25.0]])  # pixels, 1 mm each
-    into = into_neighbours(circles, None, 1.0, 360)
+    into = _rays_into(circles, None)
     angles = np.degrees(np.linspace(0, 2 * np.pi, 360, endpoint=False))
     reach = 25.0 + 3.0  # the middle of the band where the table is looked for
     # the point at `reach` along a ray lies in the other disc where its distance to the other centre is <= 25
@@ -349,16 +354,16 @@ def test_rays_into_a_base_in_contact_are_known():
     assert into[0].tolist() == expected.tolist() and 20 < expected.sum() < 90
     assert into[1].sum() == expected.sum() and not into[2].any()
     camera_foot = np.array([100.0, 1000.0])  # circle 1 turned to lie towards the camera from circle 0
-    in_line = into_neighbours(np.array([[100.0, 100.0, 25.0], [100.0, 150.5, 25.0]]), camera_foot, 1.0, 360)
+    in_line = _rays_into(np.array([[100.0, 100.0, 25.0], [100.0, 150.5, 25.0]]), camera_foot)
     assert not in_line[0].any()  # circle 0 may be circle 1's top, pushed away from the camera
     assert in_line[1].tolist() == np.roll(expected, 270).tolist()  # circle 0 lies away from circle 1: a neighbour
-    assert into_neighbours(circles[:2], camera_foot, 1.0, 360)[0].tolist() == expected.tolist()
+    assert _rays_into(circles[:2], camera_foot)[0].tolist() == expected.tolist()
     # a circle 3 mm wider than the one in line before it is not that one's top (a head is narrower than its base):
     # the narrower one is its neighbour; 1 mm wider (within two measurements) may still be a top
     for wider, neighbour in ((3.0, True), (1.0, False)):
         radius = 25.0 + wider / 2
         pair = np.array([[100.0, 100.0, radius], [100.0, 100.0 + radius + 25.5, 25.0]])
-        assert into_neighbours(pair, camera_foot, 1.0, 360)[0].any() == neighbour, wider
+        assert _rays_into(pair, camera_foot)[0].any() == neighbour, wider
 
 
 def test_of_two_fits_of_one_outline_the_one_following_more_rim_stays():

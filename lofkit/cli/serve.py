@@ -124,39 +124,44 @@ def check_port_free(host: str, port: int) -> None:
                           "--host") from None
 
 
-def announce_when_listening(url: str, open_browser: bool) -> None:
-    """Print the READY line once the server listens, then open a browser. Not from a startup handler itself:
-    uvicorn runs those before it binds the port, and a test that reads the line connects at once."""
+SERVER_POLL_SECONDS = 0.1
+"""How often `when_server` looks at the server (the READY line comes at most this late; a stop watch wakes ten
+times a second for the life of the server)."""
+
+
+def when_server(ready, then, name: str) -> None:
+    """Call `then()` in the server's loop once `ready(server)` holds (uvicorn's `Server`: `started`, `should_exit`),
+    looked at every SERVER_POLL_SECONDS from startup: NiceGUI's startup handlers run before uvicorn binds the port,
+    and its shutdown handlers only after uvicorn has waited for the requests it is answering."""
     import asyncio
 
     from nicegui import app, background_tasks
     from nicegui.server import Server
 
-    async def announce() -> None:
-        while not Server.instance.started:
-            await asyncio.sleep(0.02)
+    async def wait() -> None:
+        while not ready(Server.instance):
+            await asyncio.sleep(SERVER_POLL_SECONDS)
+        then()
+
+    app.on_startup(lambda: background_tasks.create(wait(), name=name))
+
+
+def announce_when_listening(url: str, open_browser: bool) -> None:
+    """Print the READY line once the server listens (a test that reads it connects at once), then open a browser."""
+
+    def announce() -> None:
         print(READY.format(url=url), flush=True)
         if open_browser:  # some browsers block until closed: never in the server's loop
             threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
 
-    app.on_startup(lambda: background_tasks.create(announce(), name="lofkit ready line"))
+    when_server(lambda server: server.started, announce, "lofkit ready line")
 
 
 def stop_background_at_exit(session) -> None:
     """On Ctrl-C, stop the matrix and the pictures being worked out before the server waits for the requests it is
     answering: a page that asked for many pictures of a large table would otherwise keep it running until all were
-    drawn. (NiceGUI's shutdown handlers run only after that wait.)"""
-    import asyncio
-
-    from nicegui import app, background_tasks
-    from nicegui.server import Server
-
-    async def watch() -> None:
-        while not Server.instance.should_exit:
-            await asyncio.sleep(0.1)
-        session.stop_background()
-
-    app.on_startup(lambda: background_tasks.create(watch(), name="lofkit stop watch"))
+    drawn."""
+    when_server(lambda server: server.should_exit, session.stop_background, "lofkit stop watch")
 
 
 @click.command()

@@ -17,7 +17,7 @@ when it looks like a base on the table (`judge`, on the cues of `photo_cues`): r
 barrel is stretched away from the camera), the table showing beyond its near side (not a roof, nor the side of a
 barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
 lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid). Where
-it touches another round outline (`photo_cues.into_neighbours`: a base in base contact), that one stands for the
+it touches another round outline (`photo_cues.touching_circles`: a base in base contact), that one stands for the
 table beyond it, and its rim is not asked to show there.
 """
 
@@ -30,7 +30,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from lofkit.exchange.photo_cues import cues, into_neighbours, mat_colour
+from lofkit.exchange.photo_cues import cues, into_neighbours, mat_colour, touching_circles
 from lofkit.scene.silhouettes import BASE_SILHOUETTES
 from lofkit.scene.table import base_overhang
 
@@ -406,8 +406,9 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     fits = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale, view)  # a dark base on grey terrain
     fits += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale, view)  # a sand base on the mat
     circles = np.array([(fit.x, fit.y, fit.radius, fit.stretch, fit.far_rim) for fit in fits]).reshape(-1, 5)
+    touching = touching_circles(circles[:, :3], foot, scale)
     support = rim_support(np.array([fit.follows for fit in fits], dtype=bool).reshape(-1, RAYS),
-                          into_neighbours(circles[:, :3], foot, scale, RAYS))
+                          into_neighbours(circles[:, :3], touching, scale, RAYS))
     found = 2 * circles[:, 2] * scale
     x, y = (circles[:, 0] + 0.5) * sx, depth - (circles[:, 1] + 0.5) * sy
     keep = (found >= (1 - BASE_TOLERANCE) * min(BASE_RANGE)) & (found <= (1 + BASE_TOLERANCE) * max(BASE_RANGE))
@@ -420,7 +421,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     wall = np.zeros(len(x))
     if camera is not None:  # how far a base's side shows inside its near rim (`top_rim_down`), pixels
         wall = BASE_HEIGHT * np.hypot(x - camera[0], y - camera[1]) / (camera[2] - BASE_HEIGHT) / scale
-    rim, ground, figure, hollow = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale)
+    rim, ground, figure, hollow = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale, touching)
     verdicts = [judge(support[i], circles[i, 3], rim[i], ground[i], figure[i], circles[i, 4], hollow[i])
                 for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}

@@ -7,7 +7,7 @@ found, taken on the picture's colours (CIE Lab, OpenCV's 8-bit scale) around it.
 - `ground`: how much of what lies just outside its near side (towards the point under the camera) is the mat. A
   base stands on the table, so the table shows there; a token on a roof shows the roof, a barrel's top or a body's
   top shows its own side going down towards the camera, a head its body. The share of rays on the near side whose
-  band outside the outline has the table's colour (`mat_colour`) or lies on a base it touches (`into_neighbours`),
+  band outside the outline has the table's colour (`mat_colour`) or lies on a base it touches (`touching_circles`),
   or on the part facing the camera, if less.
 - `figure`: how different the middle is from the base's own top. A base has a figure standing in its middle, which
   the orthophoto stretches away from the camera from the base's centre; a flat token, a barrel's lid or mouth, a
@@ -107,11 +107,9 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return values.reshape(rows * SAMPLE_ROW, *image.shape[2:])[:count].reshape(*shape, *image.shape[2:])
 
 
-def into_neighbours(circles: np.ndarray, foot: np.ndarray | None, scale: float, rays: int) -> np.ndarray:
-    """(N, rays) bool: which of `rays` rays from each circle's centre (from angle 0; circles (N, 3): x, y, radius in
-    pixels, `scale` mm per pixel) run, in the band outside its rim where the table is looked for, into a circle it
-    touches (TOUCH_MM; not one in line towards the camera, `foot`, IN_LINE_DEGREES, unless it is wider than that
-    one, WIDER_MM)."""
+def touching_circles(circles: np.ndarray, foot: np.ndarray | None, scale: float) -> np.ndarray:
+    """(N, N) bool: which circles (N, 3: x, y, radius in pixels, `scale` mm per pixel) each touches (TOUCH_MM), not
+    counting one in line towards the camera, `foot` (IN_LINE_DEGREES), unless it is wider than that one (WIDER_MM)."""
     x, y, r = circles[:, 0], circles[:, 1], circles[:, 2]
     gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - r[:, None] - r[None, :]
     touching = np.abs(gap) <= TOUCH_MM / scale
@@ -121,6 +119,14 @@ def into_neighbours(circles: np.ndarray, foot: np.ndarray | None, scale: float, 
         towards = np.arctan2(y[None, :] - y[:, None], x[None, :] - x[:, None]) - camera
         in_line = np.abs((towards + np.pi) % (2 * np.pi) - np.pi) <= np.radians(IN_LINE_DEGREES)
         touching &= ~in_line | (2 * (r[:, None] - r[None, :]) * scale > WIDER_MM)
+    return touching
+
+
+def into_neighbours(circles: np.ndarray, touching: np.ndarray, scale: float, rays: int) -> np.ndarray:
+    """(N, rays) bool: which of `rays` rays from each circle's centre (from angle 0; circles (N, 3): x, y, radius in
+    pixels, `scale` mm per pixel) run, in the band outside its rim where the table is looked for, into a circle it
+    touches (`touching_circles`)."""
+    x, y, r = circles[:, 0], circles[:, 1], circles[:, 2]
     angles = np.linspace(0, 2 * np.pi, rays, endpoint=False)
     reach = r[:, None] + np.mean(OUTSIDE_BAND_MM) / scale
     bx, by = x[:, None] + np.cos(angles) * reach, y[:, None] + np.sin(angles) * reach  # (N, rays)
@@ -132,11 +138,12 @@ def into_neighbours(circles: np.ndarray, foot: np.ndarray | None, scale: float, 
 
 
 def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray | None, wall: np.ndarray,
-         scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+         scale: float, touching: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rim, ground, figure, hollow) for each circle (N, 3: x, y, radius in pixels of the Lab picture `lab`, `scale`
     mm per pixel; `mat`: the table's colour, `mat_colour`); `foot` is the point under the camera in pixels (None:
     the photo was taken from straight above, and every side is near); `wall` is how far (pixels) a base's side shows
-    inside its near rim there, its top's near edge pushed away from the camera."""
+    inside its near rim there, its top's near edge pushed away from the camera; `touching`: the circles each
+    touches (`touching_circles`)."""
     if len(circles) == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)
     lab = lab.astype(np.float32)
@@ -163,7 +170,7 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
 
     outside = np.median(ring(np.linspace(*OUTSIDE_BAND_MM, 5)), axis=2)  # (N, rays, 3)
     is_mat = colour_distance(outside, mat, lightness=MAT_LIGHTNESS) < MATCHES_MAT
-    is_mat |= into_neighbours(circles, foot, scale, RIM_RAYS)
+    is_mat |= into_neighbours(circles, touching, scale, RIM_RAYS)
     ground = np.ones(len(circles))
     for degrees in (NEAR_SIDE_DEGREES, FACING_DEGREES):
         near = np.where(sided, off <= np.radians(degrees), True)
