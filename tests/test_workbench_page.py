@@ -274,6 +274,7 @@ def test_forms_aros_save_ruling_page_and_3d_view(workbench, tmp_path):
         _tap_table(page, *box_at)
         box = _settled(lambda: _piece(workbench, "box-1"), lambda piece: piece is not None)
         assert box["box"]["size"] == [100.0, 50.0, 60.0] and np.allclose(box["position"][:2], box_at, atol=1)
+        page.wait_for_selector('[data-piece="box-1"]')  # drawn on the page (a busy machine draws it later)
         _tap_table(page, *box_at)  # tapping it selects it
         assert _settled(lambda: page.text_content("[data-selected-piece]"), lambda text: text.endswith("box-1")) \
             .endswith("box-1")
