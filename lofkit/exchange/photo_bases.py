@@ -4,8 +4,9 @@ Hough circles (`HOUGH_GRADIENT_ALT`) on a 0.5 mm-per-pixel orthophoto, on its br
 terrain) and on its colour contrast with the mat around (`mat_contrast`: a sand-painted base on a green mat), each
 refined by fitting a circle to the outermost strong edge around it (a model standing on the base has edges inside
 it), then to the edges nearest that circle (a base in contact with another has the other's edges beyond it), and
-again from the edges nearest the circle found (a figure leaning out past its base pulls the outermost edges). Bases
-are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other is kept
+again from the edges nearest the circle found (a figure leaning out past its base pulls the outermost edges). A base
+hemmed in by others in contact, which the search misses, is guessed from the arcs of their outline (`photo_arcs`),
+refined alike and kept only if judged a base. Bases are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other is kept
 to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of two
 fits of one outline (rims within 2 mm all round), the one following more of its rim stays; of other overlapping
 circles, bases come first, then the largest.
@@ -30,6 +31,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from lofkit.exchange.photo_arcs import arc_seeds, fit_circle
 from lofkit.exchange.photo_cues import cues, into_neighbours, mat_colour, touching_circles
 from lofkit.scene.silhouettes import BASE_SILHOUETTES
 from lofkit.scene.table import base_overhang
@@ -181,13 +183,6 @@ class RimFit(NamedTuple):
     """How much of its far side the fit follows (`_far_support`)."""
 
 
-def fit_circle(points: np.ndarray) -> tuple[float, float, float]:
-    """Least-squares circle (x, y, radius) through (N, 2) points: x^2 + y^2 + a x + b y + c = 0 (Kasa)."""
-    x, y = points[:, 0], points[:, 1]
-    (a, b, c), *_ = np.linalg.lstsq(np.column_stack([x, y, np.ones_like(x)]), -(x * x + y * y), rcond=None)
-    return -a / 2, -b / 2, math.sqrt(max(a * a / 4 + b * b / 4 - c, 0.0))
-
-
 def _outline_points(gray: np.ndarray, x: float, y: float, radius: float, rays: int,
                     expected: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On each ray from (x, y), the outermost strong edge within RAY_REACH radii; and, given the reach `expected` on
@@ -316,10 +311,12 @@ def mat_contrast(ortho: np.ndarray) -> np.ndarray:
     return np.clip(CONTRAST_GAIN * distance, 0, 255).astype(np.uint8)
 
 
-def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | None) -> list[RimFit]:
+def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | None
+             ) -> tuple[list[RimFit], list[RimFit]]:
     """Circles of base sizes on one blurred picture (pixels; `scale` mm per pixel), each refined to its rim
     (`refine_circle`, from the outermost edges and from the nearest ones), and to the rims of any base around it
-    (SEED_GROWTH)."""
+    (SEED_GROWTH); and, apart, those refined from circles fitted to the arcs of the outlines of bases in contact
+    (`photo_arcs.arc_seeds`), guesses for bases the search misses."""
     smallest, largest = min(BASE_RANGE), max(BASE_RANGE)
     circles = cv2.HoughCircles(
         gray, cv2.HOUGH_GRADIENT_ALT, dp=HOUGH_DP, minDist=HOUGH_MIN_GAP * smallest / scale,
@@ -328,13 +325,18 @@ def _circles(gray: np.ndarray, scale: float, view: tuple[np.ndarray, float] | No
         maxRadius=int(math.ceil((1 + BASE_TOLERANCE) * largest / 2 / scale)),
     )
     if circles is None:
-        return []
-    gray = gray.astype(np.float32)
+        return [], []
     most = (1 + BASE_TOLERANCE) * largest / 2 / scale
-    seeds = [(x, y, r * grow) for x, y, r in circles.reshape(-1, 3).astype(float) for grow in SEED_GROWTH
-             if r * grow <= most]
-    refined = [refine_circle(gray, *seed, view=view, nearest_first=first) for seed in seeds for first in (False, True)]
-    return [circle for circle in refined if circle is not None]
+    searched = [(x, y, r * grow) for x, y, r in circles.reshape(-1, 3).astype(float) for grow in SEED_GROWTH
+                if r * grow <= most]
+    guessed = arc_seeds(gray, scale, (1 - BASE_TOLERANCE) * smallest / 2 / scale, most)
+    gray = gray.astype(np.float32)
+
+    def refined(seeds):
+        fits = [refine_circle(gray, *seed, view=view, nearest_first=first) for seed in seeds for first in (False, True)]
+        return [fit for fit in fits if fit is not None]
+
+    return refined(searched), refined(guessed)
 
 
 def base_size(measured: np.ndarray) -> np.ndarray:
@@ -403,15 +405,19 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     brightness = cv2.cvtColor(ortho, cv2.COLOR_BGR2GRAY)
     foot = None if camera is None else np.array([camera[0] / sx - 0.5, (depth - camera[1]) / sy - 0.5])
     view = None if camera is None else (foot, camera[2] / (camera[2] - BASE_HEIGHT))
-    fits = _circles(cv2.GaussianBlur(brightness, (0, 0), blur), scale, view)  # a dark base on grey terrain
-    fits += _circles(cv2.GaussianBlur(mat_contrast(ortho), (0, 0), blur), scale, view)  # a sand base on the mat
+    searched, guessed = [], []
+    for picture in (brightness, mat_contrast(ortho)):  # a dark base on grey terrain, a sand base on the mat
+        found_by_search, found_from_arcs = _circles(cv2.GaussianBlur(picture, (0, 0), blur), scale, view)
+        searched, guessed = searched + found_by_search, guessed + found_from_arcs
+    fits = searched + guessed
     circles = np.array([(fit.x, fit.y, fit.radius, fit.stretch, fit.far_rim) for fit in fits]).reshape(-1, 5)
-    touching = touching_circles(circles[:, :3], foot, scale)
+    found = 2 * circles[:, 2] * scale
+    keep = (found >= (1 - BASE_TOLERANCE) * min(BASE_RANGE)) & (found <= (1 + BASE_TOLERANCE) * max(BASE_RANGE))
+    touching = touching_circles(circles[:, :3], foot, scale, None if camera is None else camera[2])
+    touching &= keep[:, None] & keep[None, :]  # a circle of no base's size stands for no base in contact
     support = rim_support(np.array([fit.follows for fit in fits], dtype=bool).reshape(-1, RAYS),
                           into_neighbours(circles[:, :3], touching, scale, RAYS))
-    found = 2 * circles[:, 2] * scale
     x, y = (circles[:, 0] + 0.5) * sx, depth - (circles[:, 1] + 0.5) * sy
-    keep = (found >= (1 - BASE_TOLERANCE) * min(BASE_RANGE)) & (found <= (1 + BASE_TOLERANCE) * max(BASE_RANGE))
     diameter = base_size(found)
     radius = diameter / 2
     overhang = base_overhang(np.column_stack([x, y]), radius, width, depth)
@@ -426,7 +432,7 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
                 for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}
     status = np.array([rank[verdict[0]] for verdict in verdicts], dtype=int)
-    kept = np.flatnonzero(keep)
+    kept = np.flatnonzero(keep & ((np.arange(len(fits)) < len(searched)) | (status == rank["base"])))  # guesses: bases
     kept = kept[~weaker_fits(x[kept], y[kept], found[kept] / 2, support[kept], status[kept])]
     accepted: list[int] = []
     for i in sorted(kept, key=lambda i: (status[i], -found[i])):

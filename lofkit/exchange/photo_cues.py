@@ -44,7 +44,9 @@ IN_LINE_DEGREES = 10.0
 own top, which the orthophoto pushes away from the camera (a head over its base, a barrel's top over its foot)..."""
 WIDER_MM = 2.0
 """...and is no wider than it by more than this (mm, twice a base's measurement): a head is narrower than the base
-it stands over, and a barrel's top as wide as its foot, so a wider circle is not the top of the one before it."""
+it stands over, and a barrel's top as wide as its foot, so a wider circle is not the top of the one before it..."""
+TALLEST_MM = 120.0
+"""...and the top would stand no higher than this (mm) to be pushed that far: the tallest figure on a base (a TAG)."""
 NEAR_SIDE_DEGREES = 80.0
 """The near side: rays within this angle of the direction towards the point under the camera..."""
 FACING_DEGREES = 20.0
@@ -107,18 +109,25 @@ def _sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     return values.reshape(rows * SAMPLE_ROW, *image.shape[2:])[:count].reshape(*shape, *image.shape[2:])
 
 
-def touching_circles(circles: np.ndarray, foot: np.ndarray | None, scale: float) -> np.ndarray:
+def touching_circles(circles: np.ndarray, foot: np.ndarray | None, scale: float,
+                     camera_height: float | None = None) -> np.ndarray:
     """(N, N) bool: which circles (N, 3: x, y, radius in pixels, `scale` mm per pixel) each touches (TOUCH_MM), not
-    counting one in line towards the camera, `foot` (IN_LINE_DEGREES), unless it is wider than that one (WIDER_MM)."""
+    counting one in line towards the camera, `foot` (IN_LINE_DEGREES), unless it is wider than that one (WIDER_MM)
+    or, the camera `camera_height` mm above the table, its top would stand higher than TALLEST_MM: a top at height h
+    over a foot d from `foot` is pushed h d / (H - h) away from it."""
     x, y, r = circles[:, 0], circles[:, 1], circles[:, 2]
-    gap = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) - r[:, None] - r[None, :]
-    touching = np.abs(gap) <= TOUCH_MM / scale
+    apart = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+    touching = np.abs(apart - r[:, None] - r[None, :]) <= TOUCH_MM / scale
     np.fill_diagonal(touching, False)
     if foot is not None:
         camera = np.arctan2(foot[1] - y, foot[0] - x)[:, None]
         towards = np.arctan2(y[None, :] - y[:, None], x[None, :] - x[:, None]) - camera
         in_line = np.abs((towards + np.pi) % (2 * np.pi) - np.pi) <= np.radians(IN_LINE_DEGREES)
-        touching &= ~in_line | (2 * (r[:, None] - r[None, :]) * scale > WIDER_MM)
+        not_its_top = 2 * (r[:, None] - r[None, :]) * scale > WIDER_MM
+        if camera_height is not None:
+            height = camera_height * apart / (np.hypot(x - foot[0], y - foot[1])[None, :] + apart)
+            not_its_top |= height > TALLEST_MM
+        touching &= ~in_line | not_its_top
     return touching
 
 
