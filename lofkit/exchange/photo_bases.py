@@ -6,10 +6,10 @@ refined by fitting a circle to the outermost strong edge around it (a model stan
 it), then to the edges nearest that circle (a base in contact with another has the other's edges beyond it), and
 again from the edges nearest the circle found (a figure leaning out past its base pulls the outermost edges). A base
 hemmed in by others in contact, which the search misses, is guessed from the arcs of their outline (`photo_arcs`),
-refined alike and kept only if judged a base. Bases are 20-120 mm wide: a diameter within 2 mm of a standard size (25, 40, 55, 70 mm) is that size, any other is kept
-to the mm. A base past the table's edge by more than 3 mm is dropped, by less it is moved onto the table. Of two
-fits of one outline (rims within 2 mm all round), the one following more of its rim stays; of other overlapping
-circles, bases come first, then the largest.
+refined alike and kept only if judged a base. Bases are 20-120 mm wide: a diameter within 2 mm of a standard size
+(25, 40, 55, 70 mm) is that size, any other is kept to the mm. A base past the table's edge by more than 3 mm is
+dropped, by less it is moved onto the table. Of two fits of one outline (rims within 2 mm all round), the one
+following more of its rim stays; of other overlapping circles, bases come first, then the largest.
 
 A photo taken from aside gives the camera (`photo_table.camera_centre`): the orthophoto is true only at table
 height, so a base shows its bottom rim towards the camera and its top rim, 3 mm up, pushed away from it; the fit
@@ -18,8 +18,8 @@ when it looks like a base on the table (`judge`, on the cues of `photo_cues`): r
 barrel is stretched away from the camera), the table showing beyond its near side (not a roof, nor the side of a
 barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
 lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid). Where
-it touches another round outline (`photo_cues.touching_circles`: a base in base contact), that one stands for the
-table beyond it, and its rim is not asked to show there.
+it touches another round outline of a base's size (`photo_cues.touching_circles`: a base in base contact), that
+one stands for the table beyond it, and its rim is not asked to show there.
 """
 
 from __future__ import annotations
