@@ -21,7 +21,7 @@ NOTCH_MM = 3.0
 bases in contact, each round, leave a notch of several millimetres; a base's own outline, blurred, has none."""
 ARC_TURN = 0.25
 """An arc between notches is fitted when it turns through at least this share of a full turn about its circle: a
-base between two others in a row shows two arcs of about a third each."""
+base between two others in a row shows two arcs, one on either side, of somewhat under half a turn each."""
 MIN_ARC_POINTS = 10
 """An arc of fewer outline points (pixels) is too short to fit."""
 
