@@ -19,9 +19,8 @@ import time
 
 os.environ.setdefault("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow")
 
-from lofkit.exchange.photo_bases import find_bases  # noqa: E402
-from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify  # noqa: E402
-from lofkit.testing.photo_sweep import MARKERS, TABLE, VIEWS, score, sweep_photo  # noqa: E402
+from lofkit.testing.photo_sweep import MARKERS, VIEWS, score, sweep_photo  # noqa: E402
+from lofkit.testing.photo_synthetic import found_in  # noqa: E402
 
 
 def main() -> None:
@@ -39,9 +38,7 @@ def main() -> None:
         start = time.perf_counter()
         shot, table = sweep_photo(k, contact=args.contact)
         rendered = time.perf_counter()
-        fit = fit_markers(shot.image, *TABLE, *MARKERS)
-        camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
-        bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+        _, bases = found_in(shot, MARKERS)
         result = score([base for base in bases if base.status == "base"], table, shot.rim_seen)
         done = time.perf_counter()
         elevation, azimuth = VIEWS[k % len(VIEWS)]

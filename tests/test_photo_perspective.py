@@ -9,9 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from lofkit.exchange.photo_bases import find_bases
-from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify
-from lofkit.testing.photo_synthetic import Miniature, perspective_photo
+from lofkit.testing.photo_synthetic import Miniature, found_in, perspective_photo
 
 TABLE = (1219.2, 1219.2)
 MARKERS = (60.0, 5.0)
@@ -52,9 +50,7 @@ def shots():
         minis, on_roofs, boxes = layout(10 + k)
         shot = perspective_photo(TABLE, minis + on_roofs, boxes, distance=distance, elevation=elevation,
                                  azimuth=azimuth, markers=MARKERS, seed=10 + k)
-        fit = fit_markers(shot.image, *TABLE, *MARKERS)
-        camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
-        bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+        camera, bases = found_in(shot, MARKERS)
         found.append((shot, minis, camera, bases))
     return found
 

@@ -7,9 +7,9 @@ sweep is benchmarks/bench_photo_bases.py."""
 import numpy as np
 import pytest
 
-from lofkit.exchange.photo_bases import BASE_DIAMETERS, find_bases
-from lofkit.exchange.photo_table import camera_centre, fit_markers, rectify
-from lofkit.testing.photo_sweep import MARKERS, PLACE_MM, TABLE, VIEWS, score, sweep_photo
+from lofkit.exchange.photo_bases import BASE_DIAMETERS
+from lofkit.testing.photo_sweep import MARKERS, PLACE_MM, VIEWS, score, sweep_photo
+from lofkit.testing.photo_synthetic import found_in
 
 PHOTOS = (0, 2, 4, 6, 8, 10)
 """Every other view of the sweep: 25, 35, 45, 55, 65 and 75 degrees above the table, each from another side."""
@@ -22,9 +22,7 @@ def sweep():
     found = {}
     for k in PHOTOS:
         shot, table = sweep_photo(k)
-        fit = fit_markers(shot.image, *TABLE, *MARKERS)
-        camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
-        bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+        camera, bases = found_in(shot, MARKERS)
         found[k] = (shot, table, camera, bases, score([b for b in bases if b.status == "base"], table, shot.rim_seen))
     return found
 
@@ -68,9 +66,7 @@ def test_bases_in_contact_are_found_and_nothing_else():
     visible = found = 0
     for k in CONTACT_PHOTOS:
         shot, table = sweep_photo(k, contact=0.25)
-        fit = fit_markers(shot.image, *TABLE, *MARKERS)
-        camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
-        bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+        _, bases = found_in(shot, MARKERS)
         result = score([b for b in bases if b.status == "base"], table, shot.rim_seen)
         assert not result.false, f"{_view(k)}: {result.false}"
         visible, found = visible + result.visible, found + result.found
@@ -117,9 +113,7 @@ def test_hard_cases_of_the_larger_sweep(case):
     (table mm) is proposed, and nothing else."""
     k, contact, where = case
     shot, table = sweep_photo(k, contact=contact)
-    fit = fit_markers(shot.image, *TABLE, *MARKERS)
-    camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
-    bases = find_bases(rectify(shot.image, fit, *TABLE, 0.5), *TABLE, camera)
+    _, bases = found_in(shot, MARKERS)
     result = score([b for b in bases if b.status == "base"], table, shot.rim_seen)
     assert not result.false, f"{_view(k)}: {HARD_CASES[case]}: {result.false}"
     if where is not None:

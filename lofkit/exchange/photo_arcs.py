@@ -51,9 +51,9 @@ def notches(outline: np.ndarray, least_depth: float) -> np.ndarray:
 
 def arc_seeds(gray: np.ndarray, scale: float, least: float, most: float) -> list[tuple[float, float, float]]:
     """Circles (x, y, radius in pixels, from `least` to `most`) fitted to the arcs between the notches (`notches`,
-    NOTCH_MM deep) of the outlines of the blobs of `gray` (`scale` mm per pixel); a blob with no notch is left to
-    the circle search."""
-    _, mask = cv2.threshold(gray.astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    NOTCH_MM deep) of the outlines of the blobs of `gray` (uint8, `scale` mm per pixel); a blob with no notch is left
+    to the circle search."""
+    _, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     seeds = []
     for contour in contours:

@@ -9,11 +9,15 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases
 from lofkit.exchange.photo_table import (
     MARKER_DICTIONARY,
     MARKER_IDS,
+    camera_centre,
+    fit_markers,
     map_points,
     marker_squares,
+    rectify,
     table_corners,
     table_to_ortho,
 )
@@ -247,3 +251,12 @@ def perspective_photo(
     _, jpeg = cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
     return PerspectivePhoto(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), table_mm, camera, tuple(miniatures),
                             _rim_seen(miniatures, meshes, camera))
+
+
+def found_in(shot: PerspectivePhoto, markers: tuple[float, float]) -> tuple[np.ndarray, list[FoundBase]]:
+    """What `lofkit photo --markers` finds in a rendered photo: where the camera stood (table mm, from the `markers`,
+    size and inset) and every round base, looked for at BASE_SEARCH_MM_PER_PIXEL."""
+    fit = fit_markers(shot.image, *shot.table_mm, *markers)
+    camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
+    ortho = rectify(shot.image, fit, *shot.table_mm, BASE_SEARCH_MM_PER_PIXEL)
+    return camera, find_bases(ortho, *shot.table_mm, camera)
