@@ -11,8 +11,8 @@ from PIL import Image
 from lofkit import SceneError, load_scene, scene_from_data
 from lofkit.cli.common import parse_table_size
 from lofkit.errors import LofkitError
-from lofkit.exchange.photo_bases import HOLLOW_EDGE, find_bases, judge, rim_support, weaker_fits
-from lofkit.exchange.photo_cues import into_neighbours, touching_circles
+from lofkit.exchange.photo_bases import HOLLOW_EDGE, MIN_GROUND, find_bases, judge, weaker_fits
+from lofkit.exchange.photo_cues import RIM_RAYS, cues, into_neighbours, rim_support, touching_circles
 from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
@@ -385,6 +385,37 @@ def test_a_rim_running_into_a_base_in_contact_is_not_asked_to_show():
     beside[1, :60] = True  # 60 rays into neighbours: too few left to judge, all count
     assert rim_support(follows, beside).tolist() == pytest.approx([60 / 70, 0.6])
 
+
+
+def _ground_of(wall_from_x: float, around: tuple[int, int, int], shows: np.ndarray | None) -> float:
+    """`cues`' ground for a 40 mm black base (0.5 mm a pixel) with a figure on it, the camera far off towards +y,
+    on a green mat, with a grey wall covering x > wall_from_x, y > 100 (pixels) or, given `around`, that colour all
+    round it (a roof)."""
+    mat = (70, 140, 80)
+    picture = np.zeros((200, 200, 3), np.uint8)
+    picture[:] = around or mat
+    if not around:
+        picture[100:, int(wall_from_x):] = (150, 150, 150)
+    cv2.circle(picture, (100, 90), 40, (25, 25, 25), -1)
+    cv2.circle(picture, (100, 80), 12, (40, 40, 200), -1)
+    lab = cv2.cvtColor(picture, cv2.COLOR_BGR2LAB)
+    mat_lab = cv2.cvtColor(np.uint8([[mat]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    _, ground, _, _ = cues(lab, mat_lab, np.array([[100.0, 90.0, 40.0]]), np.array([100.0, 5000.0]), np.zeros(1),
+                           0.5, np.zeros((1, 1), bool), shows)
+    return float(ground[0])
+
+
+def test_the_table_beyond_a_base_counts_where_its_rim_shows():
+    """A wall standing in front of a base hides its near rim and the table beyond alike: only where the rim shows
+    does what lies beyond it say where the base stands. A token on a roof shows its rim all round, and the roof
+    beyond it. (Rays from angle 0 = +x, every 5 degrees; the rim point of each is under the wall or not.)"""
+    angles = np.radians(np.arange(RIM_RAYS) * 360 / RIM_RAYS)
+    rim_x, rim_y = 100 + 40 * np.cos(angles), 90 + 40 * np.sin(angles)
+    shows = ~((rim_x > 97) & (rim_y > 100))[None, :]
+    assert _ground_of(97, None, None) < MIN_GROUND  # the wall's side taken for what the base stands on
+    assert _ground_of(97, None, shows) >= 0.9
+    assert _ground_of(97, None, np.zeros((1, RIM_RAYS), bool)) < MIN_GROUND  # no rim shown: every ray counts
+    assert _ground_of(97, (150, 150, 150), np.ones((1, RIM_RAYS), bool)) == 0.0  # a token on a roof
 
 def _textured_scene(tmp_path, image_name="top.png"):
     return {"lofkit": 1, "table": {"width": 400, "depth": 300, "image": image_name}, "troopers": []}

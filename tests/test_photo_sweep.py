@@ -103,6 +103,8 @@ HARD_CASES = {
                                 "degrees up): it could hold the 40 mm outline's figure only were that 160 mm tall",
     (78, 0.0, None): "a figure's body, its flat top 25 mm across and dark, its head on it; a 13 mm circle found on "
                      "the body below touches the top, and no base is that small to stand for the table there",
+    (102, 0.25, (516.1, 240.8)): "a 70 mm base behind a building's corner, which hides its rim and the table "
+                                 "beyond it towards the camera: the table shows beyond the rest of its rim",
 }
 
 

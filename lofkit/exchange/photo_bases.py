@@ -15,8 +15,8 @@ A photo taken from aside gives the camera (`photo_table.camera_centre`): the ort
 height, so a base shows its bottom rim towards the camera and its top rim, 3 mm up, pushed away from it; the fit
 brings that rim down (`top_rim_down`), so the circle is the base where it stands. A round outline is proposed only
 when it looks like a base on the table (`judge`, on the cues of `photo_cues`): round once brought down (a head or a
-barrel is stretched away from the camera), the table showing beyond its near side (not a roof, nor the side of a
-barrel or a body), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
+barrel is stretched away from the camera), the table showing beyond its near side where its rim shows (not a roof,
+nor the side of a barrel or a body; a wall in front hides both), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
 lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid). Where
 it touches another round outline of a base's size (`photo_cues.touching_circles`: a base in base contact), that
 one stands for the table beyond it, and its rim is not asked to show there.
@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from lofkit.exchange.photo_arcs import arc_seeds, fit_circle
-from lofkit.exchange.photo_cues import cues, into_neighbours, mat_colour, touching_circles
+from lofkit.exchange.photo_cues import RIM_RAYS, cues, into_neighbours, mat_colour, rim_support, touching_circles
 from lofkit.scene.silhouettes import BASE_SILHOUETTES
 from lofkit.scene.table import base_overhang
 
@@ -138,8 +138,7 @@ FAR_SIDE_DEGREES = 60.0
 meet its rim)."""
 MIN_SUPPORT = 0.6
 """A circle whose fit follows less of its rim than this is only a "possible" base (the rim not running into a base
-it touches, when that leaves at least MIN_FREE_RIM of it)."""
-MIN_FREE_RIM = 0.5
+it touches, when that leaves at least `photo_cues.MIN_FREE_RIM` of it)."""
 
 
 @dataclass(frozen=True)
@@ -347,15 +346,6 @@ def base_size(measured: np.ndarray) -> np.ndarray:
     return np.where(np.abs(measured - nearest) <= STANDARD_SNAP, nearest, np.round(measured))
 
 
-def rim_support(follows: np.ndarray, beside: np.ndarray) -> np.ndarray:
-    """The share of each circle's rim its fit follows (`RimFit.follows`, (N, rays)), leaving out the rays that run
-    into a base it touches (`beside`, (N, rays)) when at least MIN_FREE_RIM of them are left."""
-    free = ~beside
-    enough = free.sum(axis=1) >= MIN_FREE_RIM * follows.shape[1]
-    free[~enough] = True
-    return (follows & free).sum(axis=1) / free.sum(axis=1)
-
-
 def judge(support: float, stretch: float, rim: float, ground: float, figure: float, far_rim: float = 1.0,
           hollow: float = 0.0) -> tuple[str, str]:
     """A circle's status and why (the cues: `photo_cues`). "raised" when it is not on the table: its outline is
@@ -415,8 +405,8 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     keep = (found >= (1 - BASE_TOLERANCE) * min(BASE_RANGE)) & (found <= (1 + BASE_TOLERANCE) * max(BASE_RANGE))
     touching = touching_circles(circles[:, :3], foot, scale, None if camera is None else camera[2])
     touching &= keep[:, None] & keep[None, :]  # a circle of no base's size stands for no base in contact
-    support = rim_support(np.array([fit.follows for fit in fits], dtype=bool).reshape(-1, RAYS),
-                          into_neighbours(circles[:, :3], touching, scale, RAYS))
+    follows = np.array([fit.follows for fit in fits], dtype=bool).reshape(-1, RAYS)
+    support = rim_support(follows, into_neighbours(circles[:, :3], touching, scale, RAYS))
     x, y = (circles[:, 0] + 0.5) * sx, depth - (circles[:, 1] + 0.5) * sy
     diameter = base_size(found)
     radius = diameter / 2
@@ -427,7 +417,8 @@ def find_bases(ortho: np.ndarray, width: float, depth: float, camera: np.ndarray
     wall = np.zeros(len(x))
     if camera is not None:  # how far a base's side shows inside its near rim (`top_rim_down`), pixels
         wall = BASE_HEIGHT * np.hypot(x - camera[0], y - camera[1]) / (camera[2] - BASE_HEIGHT) / scale
-    rim, ground, figure, hollow = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale, touching)
+    shows = follows[:, np.round(np.arange(RIM_RAYS) * RAYS / RIM_RAYS).astype(int) % RAYS]  # on the cues' rays
+    rim, ground, figure, hollow = cues(lab, mat_colour(lab), circles[:, :3], foot, wall, scale, touching, shows)
     verdicts = [judge(support[i], circles[i, 3], rim[i], ground[i], figure[i], circles[i, 4], hollow[i])
                 for i in range(len(x))]
     rank = {"base": 0, "possible": 1, "raised": 2}

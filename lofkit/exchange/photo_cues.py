@@ -8,7 +8,8 @@ found, taken on the picture's colours (CIE Lab, OpenCV's 8-bit scale) around it.
   base stands on the table, so the table shows there; a token on a roof shows the roof, a barrel's top or a body's
   top shows its own side going down towards the camera, a head its body. The share of rays on the near side whose
   band outside the outline has the table's colour (`mat_colour`) or lies on a base it touches (`touching_circles`),
-  or on the part facing the camera, if less.
+  or on the part facing the camera, if less; counted where the rim shows (RIM_SHOWN: what stands in front of a base
+  hides the table beyond it).
 - `figure`: how different the middle is from the base's own top. A base has a figure standing in its middle, which
   the orthophoto stretches away from the camera from the base's centre; a flat token, a barrel's lid or mouth, a
   ball are one colour across. The colour distance between the middle (the centre and on from it, away from the
@@ -47,6 +48,15 @@ WIDER_MM = 2.0
 it stands over, and a barrel's top as wide as its foot, so a wider circle is not the top of the one before it..."""
 TALLEST_MM = 120.0
 """...and the top would stand no higher than this (mm) to be pushed that far: the tallest figure on a base (a TAG)."""
+MIN_FREE_RIM = 0.5
+"""A circle's rim that runs into a base it touches is left out of the share its fit follows (`rim_support`) when at
+least this share of its rim is left."""
+RIM_SHOWN = 0.3
+"""The table is looked for beyond the near side, and beyond the part facing the camera, only on the rays where the rim
+shows (the circle's fit follows it) or runs into a base it touches, when they are at least this share of that side:
+a wall or a model standing in front of a base hides its rim and the table beyond it alike, and says nothing of where
+the base stands. A roof round a token, a body under a head, a barrel's side under its top lie beyond a rim in sight.
+With fewer, every ray counts: a head or a token judged on its few rays in sight, or none, is often let through."""
 NEAR_SIDE_DEGREES = 80.0
 """The near side: rays within this angle of the direction towards the point under the camera..."""
 FACING_DEGREES = 20.0
@@ -146,13 +156,24 @@ def into_neighbours(circles: np.ndarray, touching: np.ndarray, scale: float, ray
     return into
 
 
+def rim_support(follows: np.ndarray, beside: np.ndarray) -> np.ndarray:
+    """The share of each circle's rim its fit follows (`follows`, (N, rays)), leaving out the rays that run into a
+    base it touches (`beside`, (N, rays), `into_neighbours`) when at least MIN_FREE_RIM of them are left."""
+    free = ~beside
+    enough = free.sum(axis=1) >= MIN_FREE_RIM * follows.shape[1]
+    free[~enough] = True
+    return (follows & free).sum(axis=1) / free.sum(axis=1)
+
+
 def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray | None, wall: np.ndarray,
-         scale: float, touching: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+         scale: float, touching: np.ndarray, shows: np.ndarray | None = None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rim, ground, figure, hollow) for each circle (N, 3: x, y, radius in pixels of the Lab picture `lab`, `scale`
     mm per pixel; `mat`: the table's colour, `mat_colour`); `foot` is the point under the camera in pixels (None:
     the photo was taken from straight above, and every side is near); `wall` is how far (pixels) a base's side shows
     inside its near rim there, its top's near edge pushed away from the camera; `touching`: the circles each
-    touches (`touching_circles`)."""
+    touches (`touching_circles`); `shows` (N, RIM_RAYS) bool: on which rays each circle's rim shows (None: all).
+    """
     if len(circles) == 0:
         return np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0)
     lab = lab.astype(np.float32)
@@ -179,10 +200,14 @@ def cues(lab: np.ndarray, mat: np.ndarray, circles: np.ndarray, foot: np.ndarray
 
     outside = np.median(ring(np.linspace(*OUTSIDE_BAND_MM, 5)), axis=2)  # (N, rays, 3)
     is_mat = colour_distance(outside, mat, lightness=MAT_LIGHTNESS) < MATCHES_MAT
-    is_mat |= into_neighbours(circles, touching, scale, RIM_RAYS)
+    beside = into_neighbours(circles, touching, scale, RIM_RAYS)
+    is_mat |= beside
+    in_sight = True if shows is None else shows | beside
     ground = np.ones(len(circles))
     for degrees in (NEAR_SIDE_DEGREES, FACING_DEGREES):
         near = np.where(sided, off <= np.radians(degrees), True)
+        looked = near & in_sight
+        near = np.where((looked.sum(axis=1) >= RIM_SHOWN * near.sum(axis=1))[:, None], looked, near)
         ground = np.minimum(ground, (is_mat & near).sum(axis=1) / near.sum(axis=1))
 
     inner = np.maximum(r - np.asarray(wall, dtype=float).reshape(-1, 1), MIDDLE_REACH * r)  # the top's near edge
