@@ -16,8 +16,9 @@ height, so a base shows its bottom rim towards the camera and its top rim, 3 mm 
 brings that rim down (`top_rim_down`), so the circle is the base where it stands. A round outline is proposed only
 when it looks like a base on the table (`judge`, on the cues of `photo_cues`): round once brought down (a head or a
 barrel is stretched away from the camera), the table showing beyond its near side where its rim shows (not a roof,
-nor the side of a barrel or a body; a wall in front hides both), its far rim showing beside what stands on it (not a barrel's side), a dark rim, an edge no
-lighter than its inside (not an open barrel's mouth), and a figure in its middle (not a flat token or a lid). Where
+nor the side of a barrel or a body; a wall in front hides both), its far rim showing beside what stands on it (not a
+barrel's side), a dark rim, an edge no lighter than its inside (not an open barrel's mouth), and a figure in its
+middle (not a flat token or a lid). Where
 it touches another round outline of a base's size (`photo_cues.touching_circles`: a base in base contact), that
 one stands for the table beyond it, and its rim is not asked to show there.
 """
