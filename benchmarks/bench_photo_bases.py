@@ -39,7 +39,7 @@ def main() -> None:
         shot, table = sweep_photo(k, contact=args.contact)
         rendered = time.perf_counter()
         _, bases = found_in(shot, MARKERS)
-        result = score([base for base in bases if base.status == "base"], table, shot.rim_seen)
+        result = score(bases, table, shot.rim_seen)
         done = time.perf_counter()
         elevation, azimuth = VIEWS[k % len(VIEWS)]
         print(f"{k:>5} {elevation:>4} {azimuth:>5} {result.visible:>7} {result.found:>5} {len(result.false):>5} "

@@ -23,7 +23,7 @@ def sweep():
     for k in PHOTOS:
         shot, table = sweep_photo(k)
         camera, bases = found_in(shot, MARKERS)
-        found[k] = (shot, table, camera, bases, score([b for b in bases if b.status == "base"], table, shot.rim_seen))
+        found[k] = (shot, table, camera, bases, score(bases, table, shot.rim_seen))
     return found
 
 
@@ -67,7 +67,7 @@ def test_bases_in_contact_are_found_and_nothing_else():
     for k in CONTACT_PHOTOS:
         shot, table = sweep_photo(k, contact=0.25)
         _, bases = found_in(shot, MARKERS)
-        result = score([b for b in bases if b.status == "base"], table, shot.rim_seen)
+        result = score(bases, table, shot.rim_seen)
         assert not result.false, f"{_view(k)}: {result.false}"
         visible, found = visible + result.visible, found + result.found
     assert visible >= 60 and found >= 0.92 * visible, (found, visible)
@@ -116,7 +116,7 @@ def test_hard_cases_of_the_larger_sweep(case):
     k, contact, where = case
     shot, table = sweep_photo(k, contact=contact)
     _, bases = found_in(shot, MARKERS)
-    result = score([b for b in bases if b.status == "base"], table, shot.rim_seen)
+    result = score(bases, table, shot.rim_seen)
     assert not result.false, f"{_view(k)}: {HARD_CASES[case]}: {result.false}"
     if where is not None:
         (true,) = [m for m in table.bases if np.hypot(m.x - where[0], m.y - where[1]) < 1]

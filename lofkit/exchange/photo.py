@@ -148,11 +148,11 @@ def fit_table(photo: np.ndarray, table_mm: tuple[float, float], corners_px: np.n
     return fit_markers(photo, *table_mm, marker_size, marker_inset, source=source)
 
 
-def bases_in(photo: np.ndarray, fit: TableFit, table_mm: tuple[float, float], ortho: np.ndarray,
-             mm_per_pixel: float, camera: np.ndarray | None) -> list[FoundBase]:
-    """The bases on the table, looked for at BASE_SEARCH_MM_PER_PIXEL (`ortho`, at `mm_per_pixel`, when that is it),
-    judged from where the `camera` stood (`photo_bases.judge`)."""
-    if abs(mm_per_pixel - BASE_SEARCH_MM_PER_PIXEL) >= SAME_SCALE:
+def bases_in(photo: np.ndarray, fit: TableFit, table_mm: tuple[float, float], camera: np.ndarray | None,
+             ortho: np.ndarray | None = None, mm_per_pixel: float | None = None) -> list[FoundBase]:
+    """The bases on the table, looked for at BASE_SEARCH_MM_PER_PIXEL (on `ortho`, at `mm_per_pixel`, when that is
+    it), judged from where the `camera` stood (`photo_bases.judge`)."""
+    if ortho is None or abs(mm_per_pixel - BASE_SEARCH_MM_PER_PIXEL) >= SAME_SCALE:
         ortho = rectify(photo, fit, *table_mm, BASE_SEARCH_MM_PER_PIXEL)
     return find_bases(ortho, *table_mm, camera)
 
@@ -185,7 +185,7 @@ def import_photo(photo_path: Path | str, folder: Path | str, table_mm: tuple[flo
     fit = fit_table(photo, (width, depth), corners_px, marker_size, marker_inset, source=str(photo_path))
     ortho = rectify(photo, fit, width, depth, mm_per_pixel)
     camera = camera_centre(fit.homography, (photo.shape[1], photo.shape[0]))
-    found = bases_in(photo, fit, (width, depth), ortho, mm_per_pixel, camera) if bases else []
+    found = bases_in(photo, fit, (width, depth), camera, ortho, mm_per_pixel) if bases else []
     proposed = [base for base in found if base.status == "base"]
     image_path, scene_path = write_table_map(folder, ortho, scene_stub(table_mm, proposed),
                                              stub_comment(Path(photo_path).name), overwrite)

@@ -195,9 +195,10 @@ class Score:
     """The largest miss among the right proposals."""
 
 
-def score(proposed, table: SweepTable, rim_seen) -> Score:
-    """Compare `proposed` bases (each with `position` and `diameter_mm`) with `table.bases`; `rim_seen` is the
-    photo's share of each base's rim seen (its first len(table.bases) entries are the bases on the table)."""
+def score(found, table: SweepTable, rim_seen) -> Score:
+    """Compare the bases proposed among those `found` (`FoundBase`s of status "base") with `table.bases`; `rim_seen`
+    is the photo's share of each base's rim seen (its first len(table.bases) entries are the bases on the table)."""
+    proposed = [base for base in found if base.status == "base"]
     truth = np.array([[m.x, m.y, m.diameter] for m in table.bases]).reshape(-1, 3)
     right, false, worst = set(), [], 0.0
     for base in proposed:

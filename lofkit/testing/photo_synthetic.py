@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from lofkit.exchange.photo_bases import BASE_SEARCH_MM_PER_PIXEL, FoundBase, find_bases
+from lofkit.exchange.photo import bases_in
+from lofkit.exchange.photo_bases import FoundBase
 from lofkit.exchange.photo_table import (
     MARKER_DICTIONARY,
     MARKER_IDS,
@@ -17,7 +18,6 @@ from lofkit.exchange.photo_table import (
     fit_markers,
     map_points,
     marker_squares,
-    rectify,
     table_corners,
     table_to_ortho,
 )
@@ -255,8 +255,7 @@ def perspective_photo(
 
 def found_in(shot: PerspectivePhoto, markers: tuple[float, float]) -> tuple[np.ndarray, list[FoundBase]]:
     """What `lofkit photo --markers` finds in a rendered photo: where the camera stood (table mm, from the `markers`,
-    size and inset) and every round base, looked for at BASE_SEARCH_MM_PER_PIXEL."""
+    size and inset) and every round base (`photo.bases_in`)."""
     fit = fit_markers(shot.image, *shot.table_mm, *markers)
     camera = camera_centre(fit.homography, (shot.image.shape[1], shot.image.shape[0]))
-    ortho = rectify(shot.image, fit, *shot.table_mm, BASE_SEARCH_MM_PER_PIXEL)
-    return camera, find_bases(ortho, *shot.table_mm, camera)
+    return camera, bases_in(shot.image, fit, shot.table_mm, camera)
